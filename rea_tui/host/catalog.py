@@ -1,0 +1,132 @@
+"""Catalogs of what a server offers: prompts, tools, resources and templates.
+
+Each catalog fetches every page of its list method and refreshes itself when
+the server says the list changed. Items that fail to parse are counted, not
+fatal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from rea_tui.host.connection import Connection
+from rea_tui.host.errors import ProtocolError
+from rea_tui.host.events import HostEvent, ListChanged
+from rea_tui.host.models import (
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    parse_prompt,
+    parse_resource,
+    parse_resource_template,
+    parse_tool,
+)
+
+ItemT = TypeVar("ItemT")
+
+
+class Catalog(Generic[ItemT]):
+    """All items of one paginated list method."""
+
+    method = ""
+    key = ""
+    capability = ""
+
+    def __init__(self, connection: Connection, parse: Callable[[Any], ItemT | None]) -> None:
+        self.connection = connection
+        self._parse = parse
+        self.items: list[ItemT] = []
+        self.skipped = 0
+        self.loaded = False
+
+    @property
+    def supported(self) -> bool:
+        return self.connection.has_capability(self.capability)
+
+    async def refresh(self) -> list[ItemT]:
+        if not self.supported:
+            self.items, self.skipped, self.loaded = [], 0, True
+            return self.items
+        raw = await self.connection.paginate(self.method, self.key)
+        parsed = [self._parse(item) for item in raw]
+        self.items = [item for item in parsed if item is not None]
+        self.skipped = len(parsed) - len(self.items)
+        self.loaded = True
+        return self.items
+
+
+class PromptCatalog(Catalog[Prompt]):
+    method, key, capability = "prompts/list", "prompts", "prompts"
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(connection, parse_prompt)
+
+    def get(self, name: str) -> Prompt | None:
+        return next((p for p in self.items if p.name == name), None)
+
+
+class ToolCatalog(Catalog[Tool]):
+    method, key, capability = "tools/list", "tools", "tools"
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(connection, parse_tool)
+
+    def get(self, name: str) -> Tool | None:
+        return next((t for t in self.items if t.name == name), None)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.items]
+
+
+class ResourceCatalog(Catalog[Resource]):
+    method, key, capability = "resources/list", "resources", "resources"
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(connection, parse_resource)
+
+
+class TemplateCatalog(Catalog[ResourceTemplate]):
+    method, key, capability = "resources/templates/list", "resourceTemplates", "resources"
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(connection, parse_resource_template)
+
+    def get(self, uri_template: str) -> ResourceTemplate | None:
+        return next((t for t in self.items if t.uri_template == uri_template), None)
+
+
+class ServerCatalogs:
+    """The four catalogs of one connection, refreshed together and on list_changed."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.prompts = PromptCatalog(connection)
+        self.tools = ToolCatalog(connection)
+        self.resources = ResourceCatalog(connection)
+        self.templates = TemplateCatalog(connection)
+
+    async def refresh_all(self) -> None:
+        await self.prompts.refresh()
+        await self.tools.refresh()
+        await self.resources.refresh()
+        try:
+            await self.templates.refresh()
+        except ProtocolError:
+            # Templates are optional even on servers that list resources.
+            self.templates.items = []
+
+    async def refresh_for(self, event: HostEvent) -> bool:
+        """Refresh what `event` says changed; True when something was refreshed."""
+        if not isinstance(event, ListChanged):
+            return False
+        if event.kind == "prompts":
+            await self.prompts.refresh()
+        elif event.kind == "tools":
+            await self.tools.refresh()
+        else:
+            await self.resources.refresh()
+            await self.templates.refresh()
+        return True

@@ -1,0 +1,300 @@
+"""Argument completion: `completion/complete` for prompt arguments and template variables.
+
+`CompletionFeed.submit` is what a typing analyst drives: per field, one
+request in flight, the newest value wins, a superseded request is cancelled
+(the SDK sends `notifications/cancelled`) and a stale reply is never
+delivered. Every request is recorded in the `CompletionLog` that the
+completion inspector shows, with lint warnings for replies that break the
+spec. A broken reply is reported, never raised past the feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rea_tui.host.connection import Connection
+from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError, RequestCancelled
+
+MAX_VALUES = 100
+COMPLETION_TIMEOUT = 10.0
+LOG_LIMIT = 1_000
+
+Outcome = Literal["pending", "shown", "stale", "cancelled", "error"]
+
+
+@dataclass(frozen=True)
+class CompletionRef:
+    """What is being completed: a prompt's argument or a resource template's variable."""
+
+    kind: Literal["prompt", "template"]
+    name: str
+
+    def to_wire(self) -> dict[str, str]:
+        if self.kind == "prompt":
+            return {"type": "ref/prompt", "name": self.name}
+        return {"type": "ref/resource", "uri": self.name}
+
+
+@dataclass(frozen=True)
+class CompletionPage:
+    """One reply, ready to show."""
+
+    argument: str
+    value: str
+    values: tuple[str, ...]
+    total: int | None
+    has_more: bool
+    latency_ms: float
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "argument": self.argument,
+            "value": self.value,
+            "values": list(self.values),
+            "total": self.total,
+            "hasMore": self.has_more,
+            "latencyMs": round(self.latency_ms, 1),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class CompletionFailure:
+    """A request that ended in an error, shown inline under the field."""
+
+    argument: str
+    value: str
+    error: HostError
+
+
+@dataclass
+class CompletionRecord:
+    """One row of the completion inspector."""
+
+    seq: int
+    time: float
+    ref: CompletionRef
+    argument: str
+    value: str
+    context: dict[str, str]
+    outcome: Outcome = "pending"
+    count: int | None = None
+    total: int | None = None
+    has_more: bool | None = None
+    latency_ms: float | None = None
+    warnings: tuple[str, ...] = ()
+    error: str = ""
+
+
+class CompletionLog:
+    """The bounded list of completion requests, newest last, with listeners."""
+
+    def __init__(self, limit: int = LOG_LIMIT) -> None:
+        self.records: deque[CompletionRecord] = deque(maxlen=limit)
+        self._listeners: list[Callable[[CompletionRecord], None]] = []
+        self._seq = 0
+
+    def subscribe(self, listener: Callable[[CompletionRecord], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def open(
+        self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]
+    ) -> CompletionRecord:
+        self._seq += 1
+        record = CompletionRecord(self._seq, time.time(), ref, argument, value, dict(context))
+        self.records.append(record)
+        self.changed(record)
+        return record
+
+    def changed(self, record: CompletionRecord) -> None:
+        for listener in list(self._listeners):
+            listener(record)
+
+    def in_flight(self) -> int:
+        return sum(1 for r in self.records if r.outcome == "pending")
+
+
+def lint_completion(result: Mapping[str, Any]) -> tuple[list[str], int | None, bool, list[str]]:
+    """Check a raw `completion/complete` result against the spec.
+
+    Returns (values, total, has_more, warnings). Raises ProtocolError when the
+    reply cannot be used at all.
+    """
+    completion = result.get("completion")
+    if not isinstance(completion, dict):
+        raise ProtocolError(MALFORMED_RESULT, "the reply has no completion object")
+    raw_values = completion.get("values")
+    if not isinstance(raw_values, list):
+        raise ProtocolError(MALFORMED_RESULT, "completion.values is not a list")
+    warnings: list[str] = []
+    strings = [v for v in raw_values if isinstance(v, str)]
+    if len(strings) != len(raw_values):
+        warnings.append(f"{len(raw_values) - len(strings)} non-string values (dropped)")
+    if len(raw_values) > MAX_VALUES:
+        warnings.append(f"{len(raw_values)} values sent; the spec allows at most {MAX_VALUES}")
+    values = list(dict.fromkeys(strings))
+    if len(values) != len(strings):
+        warnings.append(f"{len(strings) - len(values)} duplicate values")
+    total_raw = completion.get("total")
+    total: int | None = None
+    if isinstance(total_raw, int) and not isinstance(total_raw, bool):
+        total = total_raw
+    elif total_raw is not None:
+        warnings.append("total is not an integer (ignored)")
+    has_more_raw = completion.get("hasMore")
+    if has_more_raw is not None and not isinstance(has_more_raw, bool):
+        warnings.append("hasMore is not a boolean (ignored)")
+    has_more = has_more_raw is True
+    if total is not None:
+        if total < len(raw_values):
+            warnings.append(f"total {total} is below the {len(raw_values)} values sent")
+        elif total > len(raw_values) and not has_more:
+            warnings.append(f"hasMore is false but total {total} exceeds the {len(raw_values)} values sent")
+    return values, total, has_more, warnings
+
+
+def context_for(argument: str, values: Mapping[str, str]) -> dict[str, str]:
+    """The other non-empty arguments, as `context.arguments`."""
+    return {k: v for k, v in values.items() if k != argument and v}
+
+
+@dataclass
+class _Field:
+    generation: int = 0
+    task: asyncio.Task[None] | None = None
+
+
+Deliver = Callable[[CompletionPage | CompletionFailure], None]
+
+
+@dataclass
+class CompletionFeed:
+    """Completion requests for one connection."""
+
+    connection: Connection
+    log: CompletionLog = field(default_factory=CompletionLog)
+    timeout: float = COMPLETION_TIMEOUT
+    _fields: dict[tuple[CompletionRef, str], _Field] = field(default_factory=dict)
+
+    @property
+    def supported(self) -> bool:
+        """Only servers that declare the `completions` capability are asked."""
+        return self.connection.has_capability("completions")
+
+    async def complete(
+        self, ref: CompletionRef, argument: str, value: str, context: Mapping[str, str] | None = None
+    ) -> CompletionPage:
+        """One request, recorded in the log. Raises HostError (or RequestCancelled)."""
+        ctx = dict(context or {})
+        record = self.log.open(ref, argument, value, ctx)
+        try:
+            page = await self._request(ref, argument, value, ctx)
+        except asyncio.CancelledError:
+            record.outcome = "cancelled"
+            self.log.changed(record)
+            raise
+        except HostError as exc:
+            record.outcome = "error"
+            record.error = exc.describe()
+            self.log.changed(record)
+            raise
+        record.count, record.total, record.has_more = len(page.values), page.total, page.has_more
+        record.latency_ms, record.warnings = page.latency_ms, page.warnings
+        record.outcome = "shown"
+        self.log.changed(record)
+        return page
+
+    async def _request(
+        self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]
+    ) -> CompletionPage:
+        params: dict[str, Any] = {"ref": ref.to_wire(), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        started = time.perf_counter()
+        result = await self.connection.request("completion/complete", params, timeout=self.timeout)
+        latency = (time.perf_counter() - started) * 1000.0
+        values, total, has_more, warnings = lint_completion(result)
+        return CompletionPage(argument, value, tuple(values), total, has_more, latency, tuple(warnings))
+
+    def submit(
+        self,
+        ref: CompletionRef,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        deliver: Deliver,
+    ) -> None:
+        """Ask for completions of the field's newest value; `deliver` gets only current replies."""
+        state = self._fields.setdefault((ref, argument), _Field())
+        state.generation += 1
+        previous = state.task
+        if previous is not None and not previous.done():
+            previous.cancel()
+        state.task = asyncio.create_task(
+            self._run(state, state.generation, previous, ref, argument, value, dict(context), deliver)
+        )
+
+    async def _run(
+        self,
+        state: _Field,
+        generation: int,
+        previous: asyncio.Task[None] | None,
+        ref: CompletionRef,
+        argument: str,
+        value: str,
+        context: dict[str, str],
+        deliver: Deliver,
+    ) -> None:
+        if previous is not None:
+            # Let the superseded request finish cancelling (its notifications/cancelled
+            # goes out) so this field never has two requests in flight.
+            await asyncio.wait([previous])
+        if generation != state.generation:
+            return
+        try:
+            page: CompletionPage | CompletionFailure = await self.complete(ref, argument, value, context)
+        except HostError as exc:
+            page = CompletionFailure(argument, value, exc)
+        if generation != state.generation:
+            self._mark_stale(argument, value)
+            return
+        deliver(page)
+
+    def _mark_stale(self, argument: str, value: str) -> None:
+        for record in reversed(self.log.records):
+            if record.argument == argument and record.value == value:
+                record.outcome = "stale"
+                self.log.changed(record)
+                return
+
+    def cancel_all(self) -> None:
+        for state in self._fields.values():
+            state.generation += 1
+            if state.task is not None and not state.task.done():
+                state.task.cancel()
+
+    async def settle(self) -> None:
+        """Wait until no completion task is running (tests, benchmarks, shutdown)."""
+        tasks = [s.task for s in self._fields.values() if s.task is not None and not s.task.done()]
+        if tasks:
+            await asyncio.wait(tasks)
+
+
+__all__ = [
+    "CompletionFailure",
+    "CompletionFeed",
+    "CompletionLog",
+    "CompletionPage",
+    "CompletionRecord",
+    "CompletionRef",
+    "RequestCancelled",
+    "context_for",
+    "lint_completion",
+]

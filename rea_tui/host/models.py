@@ -1,0 +1,300 @@
+"""What the host knows about a server's prompts, tools, resources and content.
+
+Parsed leniently from raw JSON: a server that sends a wrong type in one field
+loses that field (or that item), never the whole listing. Strings are kept as
+the server sent them (they are identifiers the server must get back intact);
+whatever shows them runs them through `sanitize` first.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _str(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    title: str | None = None
+    description: str = ""
+    required: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    title: str | None = None
+    description: str = ""
+    arguments: tuple[PromptArgument, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
+
+    @property
+    def required_arguments(self) -> tuple[PromptArgument, ...]:
+        return tuple(a for a in self.arguments if a.required)
+
+
+def parse_prompt(raw: Any) -> Prompt | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        return None
+    arguments: list[PromptArgument] = []
+    raw_args = raw.get("arguments")
+    for item in raw_args if isinstance(raw_args, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            arguments.append(
+                PromptArgument(
+                    name=item["name"],
+                    title=_opt_str(item.get("title")),
+                    description=_str(item.get("description")),
+                    required=item.get("required") is True,
+                )
+            )
+    return Prompt(
+        name=raw["name"],
+        title=_opt_str(raw.get("title")),
+        description=_str(raw.get("description")),
+        arguments=tuple(arguments),
+    )
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str | None = None
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.title or _str(self.annotations.get("title")) or self.name
+
+    @property
+    def read_only(self) -> bool:
+        """Declared read-only by the server (declared, not verified)."""
+        return self.annotations.get("readOnlyHint") is True
+
+    @property
+    def destructive(self) -> bool:
+        # The spec's default for destructiveHint is true when readOnlyHint is not set.
+        return not self.read_only and self.annotations.get("destructiveHint", True) is not False
+
+
+def parse_tool(raw: Any) -> Tool | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        return None
+    output = raw.get("outputSchema")
+    return Tool(
+        name=raw["name"],
+        title=_opt_str(raw.get("title")),
+        description=_str(raw.get("description")),
+        input_schema=_dict(raw.get("inputSchema")),
+        output_schema=output if isinstance(output, dict) else None,
+        annotations=_dict(raw.get("annotations")),
+    )
+
+
+@dataclass(frozen=True)
+class Resource:
+    uri: str
+    name: str = ""
+    title: str | None = None
+    description: str = ""
+    mime_type: str | None = None
+
+
+def parse_resource(raw: Any) -> Resource | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("uri"), str):
+        return None
+    return Resource(
+        uri=raw["uri"],
+        name=_str(raw.get("name")),
+        title=_opt_str(raw.get("title")),
+        description=_str(raw.get("description")),
+        mime_type=_opt_str(raw.get("mimeType")),
+    )
+
+
+_TEMPLATE_VARIABLE = re.compile(r"\{[+#./;?&]?([^}]+)\}")
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    uri_template: str
+    name: str = ""
+    title: str | None = None
+    description: str = ""
+    mime_type: str | None = None
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Variable names in RFC 6570 order of appearance (`{a}`, `{+a}`, `{?a,b}`...)."""
+        names: list[str] = []
+        for group in _TEMPLATE_VARIABLE.findall(self.uri_template):
+            for part in group.split(","):
+                name = part.strip().rstrip("*").split(":")[0]
+                if name and name not in names:
+                    names.append(name)
+        return tuple(names)
+
+    def expand(self, values: dict[str, str]) -> str:
+        """Fill the template (simple expansion; values are percent-encoded)."""
+        from urllib.parse import quote
+
+        def replace(match: re.Match[str]) -> str:
+            expression = match.group(0)[1:-1]
+            operator = expression[0] if expression[0] in "+#./;?&" else ""
+            names = [p.strip().rstrip("*").split(":")[0] for p in expression.lstrip("+#./;?&").split(",")]
+            safe = ":/?#[]@!$&'()*+,;=" if operator in "+#" else ""
+            present = [(n, quote(values[n], safe=safe)) for n in names if values.get(n)]
+            if operator in ("?", "&"):
+                return (operator if present else "") + "&".join(f"{n}={v}" for n, v in present)
+            prefix = {"#": "#", ".": ".", "/": "/", ";": ";"}.get(operator, "")
+            return prefix + ",".join(v for _, v in present) if present else ""
+
+        return _TEMPLATE_VARIABLE.sub(replace, self.uri_template)
+
+
+def parse_resource_template(raw: Any) -> ResourceTemplate | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("uriTemplate"), str):
+        return None
+    return ResourceTemplate(
+        uri_template=raw["uriTemplate"],
+        name=_str(raw.get("name")),
+        title=_opt_str(raw.get("title")),
+        description=_str(raw.get("description")),
+        mime_type=_opt_str(raw.get("mimeType")),
+    )
+
+
+# ---------------------------------------------------------------- content
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+    kind: str = "text"
+
+
+@dataclass(frozen=True)
+class MediaBlock:
+    """An image or audio block: shown as its type and size, never decoded."""
+
+    kind: str
+    mime_type: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class ResourceLinkBlock:
+    uri: str
+    name: str = ""
+    description: str = ""
+    mime_type: str | None = None
+    kind: str = "resource_link"
+
+
+@dataclass(frozen=True)
+class EmbeddedResourceBlock:
+    uri: str
+    mime_type: str | None
+    text: str | None
+    blob_size: int | None = None
+    kind: str = "resource"
+
+
+@dataclass(frozen=True)
+class UnknownBlock:
+    kind: str
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+ContentBlock = TextBlock | MediaBlock | ResourceLinkBlock | EmbeddedResourceBlock | UnknownBlock
+
+
+def _decoded_size(data: Any) -> int:
+    if not isinstance(data, str):
+        return 0
+    padding = data.count("=", max(len(data) - 2, 0))
+    return max(len(data) * 3 // 4 - padding, 0)
+
+
+def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
+    if not isinstance(raw, dict):
+        return None
+    blob = raw.get("blob")
+    return EmbeddedResourceBlock(
+        uri=_str(raw.get("uri")),
+        mime_type=_opt_str(raw.get("mimeType")),
+        text=_opt_str(raw.get("text")),
+        blob_size=_decoded_size(blob) if isinstance(blob, str) else None,
+    )
+
+
+def parse_content_block(raw: Any) -> ContentBlock:
+    if not isinstance(raw, dict):
+        return UnknownBlock(kind=type(raw).__name__)
+    kind = _str(raw.get("type"), "unknown")
+    if kind == "text":
+        return TextBlock(text=_str(raw.get("text")))
+    if kind in ("image", "audio"):
+        return MediaBlock(
+            kind=kind, mime_type=_str(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data"))
+        )
+    if kind == "resource_link":
+        return ResourceLinkBlock(
+            uri=_str(raw.get("uri")),
+            name=_str(raw.get("name")),
+            description=_str(raw.get("description")),
+            mime_type=_opt_str(raw.get("mimeType")),
+        )
+    if kind == "resource":
+        embedded = parse_resource_contents(raw.get("resource"))
+        if embedded is not None:
+            return embedded
+    return UnknownBlock(kind=kind, raw=raw)
+
+
+def parse_content(raw: Any) -> list[ContentBlock]:
+    """A message's or result's `content`: a single block or a list of blocks."""
+    if isinstance(raw, list):
+        return [parse_content_block(item) for item in raw]
+    if raw is None:
+        return []
+    return [parse_content_block(raw)]
+
+
+def block_text(block: ContentBlock) -> str:
+    """The text a block carries (for finding tool names, searching, exporting)."""
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, EmbeddedResourceBlock):
+        return block.text or ""
+    if isinstance(block, ResourceLinkBlock):
+        return f"{block.name} {block.description}"
+    return ""
+
+
+def decode_blob(data: str) -> bytes:
+    return base64.b64decode(data, validate=False)

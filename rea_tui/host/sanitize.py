@@ -1,0 +1,62 @@
+"""The one function that turns any server-provided string into safe plain text.
+
+Everything a server sends (names, descriptions, completion values, results,
+stderr) passes through `sanitize` before it is shown, logged or exported. The
+result contains no escape sequences and no control characters other than
+newline and tab, so it can be handed to Rich as plain text (never markup) and
+can never reach the terminal as a command.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+DEFAULT_LIMIT: Final = 20_000
+
+# ESC-introduced sequences, in the order they must be tried:
+#  - OSC/DCS/SOS/PM/APC strings run until BEL or ST (ESC \\), or the end of input;
+#  - CSI: ESC [ parameters, intermediates, final byte;
+#  - any other two-byte ESC sequence (ESC followed by one char).
+_ESCAPE_SEQUENCE: Final = re.compile(
+    r"""
+    \x1b[\]PX^_] .*? (?: \x07 | \x1b\\ | $ )   # OSC, DCS, SOS, PM, APC strings
+    | \x1b\[ [0-?]* [ -/]* [@-~]?               # CSI
+    | \x1b .?                                   # two-byte escapes and a lone ESC
+    | [\x9d\x90\x98\x9e\x9f] .*? (?: \x07 | \x9c | $ )  # 8-bit OSC/DCS/SOS/PM/APC
+    | \x9b [0-?]* [ -/]* [@-~]?                 # 8-bit CSI
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+# C0 controls except TAB (\x09) and LF (\x0a), DEL, and the C1 range.
+_CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def sanitize(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
+    """Return `value` as plain, terminal-safe text.
+
+    Non-strings are converted with `str()`. Carriage returns become newlines
+    (a bare CR would let a string overwrite what was shown before it on the
+    same line). With a `limit`, text longer than it is cut and ends with a
+    visible "... (N more characters)" marker.
+    """
+    text = value if isinstance(value, str) else str(value)
+    overflow = 0
+    if limit is not None and len(text) > 4 * limit:
+        # Bound the regex work on huge payloads; the precise cut happens below
+        # once escape sequences are gone.
+        overflow = len(text) - 4 * limit
+        text = text[: 4 * limit]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    text = _CONTROL_CHARACTERS.sub("", text)
+    if limit is not None and (len(text) > limit or overflow):
+        more = max(len(text) - limit, 0) + overflow
+        text = f"{text[:limit]}... ({more:,} more characters)"
+    return text
+
+
+def sanitize_line(value: object, limit: int | None = 500) -> str:
+    """Like `sanitize`, for places that show a single line (titles, table cells)."""
+    return " ".join(sanitize(value, limit).split("\n"))

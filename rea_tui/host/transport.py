@@ -1,0 +1,332 @@
+"""Transports that feed the MCP SDK's session and record every message.
+
+`StdioProcess` runs a server as a subprocess. It keeps what the SDK's stdio
+client does not give us: the exit code, the server's stderr in a bounded
+buffer (never written to our terminal), a bound on message size, and a record
+of each line in the traffic log. `TappedTransport` wraps any other transport
+(streamable HTTP) so its messages are recorded too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager, suppress
+from subprocess import PIPE
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from rea_tui.host.config import ServerSpec
+from rea_tui.host.errors import ServerUnavailable
+from rea_tui.host.traffic import TrafficLog
+
+# A single message above this is dropped (and reported) rather than buffered.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+STDERR_BUFFER_BYTES = 256 * 1024
+_EXIT_GRACE_SECONDS = 2.0
+
+# Environment a stdio server gets besides what its config names. Like the
+# common MCP clients, rea-tui does not hand the whole environment to a server.
+_INHERITED_ENV = (
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
+    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+    "VIRTUAL_ENV", "PYTHONPATH", "SYSTEMROOT",
+)  # fmt: skip
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+
+
+def server_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
+    env.update(extra)
+    return env
+
+
+def to_wire(message: SessionMessage) -> dict[str, Any]:
+    dumped: dict[str, Any] = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    return dumped
+
+
+def parse_message(obj: Any) -> SessionMessage:
+    """A decoded JSON value as a session message; ValidationError if it is not JSON-RPC."""
+    return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(obj, by_name=False))
+
+
+class BadServerOutput(Exception):
+    """The server wrote something that is not a JSON-RPC message."""
+
+
+class StderrBuffer:
+    """The last `limit` bytes a server wrote to stderr."""
+
+    def __init__(self, limit: int = STDERR_BUFFER_BYTES) -> None:
+        self._data = bytearray()
+        self._limit = limit
+        self.total_bytes = 0
+
+    def append(self, chunk: bytes) -> None:
+        self.total_bytes += len(chunk)
+        self._data += chunk
+        if len(self._data) > self._limit:
+            del self._data[: len(self._data) - self._limit]
+
+    def text(self) -> str:
+        return self._data.decode("utf-8", errors="replace")
+
+    def tail(self, lines: int = 20) -> str:
+        return "\n".join(self.text().rstrip("\n").split("\n")[-lines:]) if self._data else ""
+
+
+class StdioProcess(AbstractAsyncContextManager[Streams]):
+    """Run `spec` as a subprocess speaking newline-delimited JSON-RPC."""
+
+    def __init__(self, spec: ServerSpec, traffic: TrafficLog, stderr: StderrBuffer) -> None:
+        self._spec = spec
+        self._traffic = traffic
+        self.stderr = stderr
+        self._process: anyio.abc.Process | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.exited = anyio.Event()
+        self._streams: list[Any] = []
+
+    @property
+    def returncode(self) -> int | None:
+        return None if self._process is None else self._process.returncode
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    async def __aenter__(self) -> Streams:
+        spec = self._spec
+        try:
+            self._process = await anyio.open_process(
+                [spec.command, *spec.args],
+                stdin=PIPE,
+                stdout=PIPE,
+                stderr=PIPE,
+                cwd=spec.cwd or None,
+                env=server_environment(spec.env),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
+        self._traffic.record_event("process/started", f"pid {self._process.pid}: {spec.display_target()}")
+        to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+        session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](64)
+        self._streams = [to_session, session_reads, session_writes, from_session]
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._read_stdout, to_session)
+        self._tg.start_soon(self._write_stdin, from_session)
+        self._tg.start_soon(self._read_stderr)
+        return session_reads, session_writes
+
+    async def _read_stdout(self, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        buffer = bytearray()
+        dropping = False
+        async with to_session:
+            try:
+                async for chunk in self._process.stdout:
+                    start = 0
+                    while (end := chunk.find(b"\n", start)) != -1:
+                        if not dropping:
+                            buffer += chunk[start:end]
+                            await self._deliver(bytes(buffer), to_session)
+                        buffer.clear()
+                        dropping = False
+                        start = end + 1
+                    if not dropping:
+                        buffer += chunk[start:]
+                        if len(buffer) > MAX_MESSAGE_BYTES:
+                            dropping = True
+                            buffer.clear()
+                            self._traffic.record_garbage("in", "(message over 64 MiB dropped)")
+                            await to_session.send(
+                                BadServerOutput("the server sent a message over 64 MiB; dropped")
+                            )
+                if buffer and not dropping:
+                    await self._deliver(bytes(buffer), to_session)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+                pass
+            finally:
+                await self._wait_for_exit()
+
+    async def _deliver(
+        self, line: bytes, to_session: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
+        if not line.strip():
+            return
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            text = line[:2000].decode("utf-8", errors="replace")
+            self._traffic.record_garbage("in", text)
+            await to_session.send(
+                BadServerOutput(f"the server wrote a line that is not JSON: {text[:200]!r}")
+            )
+            return
+        if isinstance(obj, dict):
+            self._traffic.record_message("in", obj, size=len(line))
+        else:
+            self._traffic.record_garbage("in", line[:2000].decode("utf-8", errors="replace"))
+        try:
+            message = parse_message(obj)
+        except ValidationError:
+            await to_session.send(BadServerOutput("the server sent JSON that is not a JSON-RPC message"))
+            return
+        await to_session.send(message)
+
+    async def _write_stdin(self, from_session: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        stdin = self._process.stdin
+        async with from_session:
+            try:
+                async for message in from_session:
+                    wire = to_wire(message)
+                    data = json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                    self._traffic.record_message("out", wire, size=len(data))
+                    await stdin.send(data)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                pass
+
+    async def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            async for chunk in self._process.stderr:
+                self.stderr.append(chunk)
+
+    async def _wait_for_exit(self, timeout: float = _EXIT_GRACE_SECONDS) -> None:
+        """After stdout closed: give the process a moment to report its exit code."""
+        assert self._process is not None
+        with anyio.move_on_after(timeout), anyio.CancelScope(shield=True):
+            while self._process.returncode is None:
+                await anyio.sleep(0.01)
+        if self._process.returncode is not None and not self.exited.is_set():
+            self._traffic.record_event("process/exited", f"exit code {self._process.returncode}")
+        self.exited.set()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        process = self._process
+        assert process is not None and self._tg is not None
+        # Shielded so a cancelled caller cannot leave the server process running.
+        with anyio.CancelScope(shield=True):
+            for stream in self._streams:
+                with suppress(Exception):
+                    await stream.aclose()
+            if process.stdin is not None:
+                with suppress(Exception):
+                    await process.stdin.aclose()
+            await self._stop(process)
+        # The task group was entered in __aenter__, so it must be exited outside any newer scope.
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+        with anyio.CancelScope(shield=True), suppress(Exception):
+            await process.aclose()
+
+    async def _stop(self, process: anyio.abc.Process) -> None:
+        """Close stdin, then SIGTERM the process group, then SIGKILL it."""
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None and process.returncode is None:
+                with suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, sig)
+            with anyio.move_on_after(_EXIT_GRACE_SECONDS):
+                while process.returncode is None:
+                    await anyio.sleep(0.01)
+            if process.returncode is not None:
+                return
+
+
+class TappedTransport(AbstractAsyncContextManager[Streams]):
+    """Wrap a transport so every message through it lands in the traffic log."""
+
+    def __init__(self, inner: AbstractAsyncContextManager[Any], traffic: TrafficLog) -> None:
+        self._inner = inner
+        self._traffic = traffic
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._streams: list[Any] = []
+
+    async def __aenter__(self) -> Streams:
+        inner_read, inner_write = await self._inner.__aenter__()
+        to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+        session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](64)
+        self._streams = [to_session, session_reads, session_writes, from_session]
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._pump_in, inner_read, to_session)
+        self._tg.start_soon(self._pump_out, from_session, inner_write)
+        return session_reads, session_writes
+
+    async def _pump_in(self, source: Any, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+        async with sink:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                async for item in source:
+                    if isinstance(item, SessionMessage):
+                        self._traffic.record_message("in", to_wire(item))
+                    else:
+                        self._traffic.record_garbage("in", f"{type(item).__name__}: {item}")
+                    await sink.send(item)
+
+    async def _pump_out(self, source: MemoryObjectReceiveStream[SessionMessage], sink: Any) -> None:
+        async with source:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                async for message in source:
+                    self._traffic.record_message("out", to_wire(message))
+                    await sink.send(message)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._tg is not None
+        with anyio.CancelScope(shield=True):
+            for stream in self._streams:
+                with suppress(Exception):
+                    await stream.aclose()
+        self._tg.cancel_scope.cancel()
+        with suppress(Exception):
+            await self._tg.__aexit__(None, None, None)
+        await self._inner.__aexit__(exc_type, exc, tb)
+
+
+def http_transport(spec: ServerSpec, traffic: TrafficLog) -> TappedTransport:
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    client = create_mcp_http_client(headers=dict(spec.headers))
+    return TappedTransport(_OwnedHttp(streamable_http_client(spec.url, http_client=client), client), traffic)
+
+
+class _OwnedHttp(AbstractAsyncContextManager[Any]):
+    """The streamable HTTP transport plus the httpx client it was given (closed with it)."""
+
+    def __init__(self, transport: AbstractAsyncContextManager[Any], client: Any) -> None:
+        self._transport = transport
+        self._client = client
+
+    async def __aenter__(self) -> Any:
+        await self._client.__aenter__()
+        try:
+            return await self._transport.__aenter__()
+        except BaseException:
+            await self._client.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            await self._transport.__aexit__(exc_type, exc, tb)
+        finally:
+            await self._client.__aexit__(None, None, None)

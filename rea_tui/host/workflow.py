@@ -1,0 +1,88 @@
+"""A rendered prompt (`prompts/get`) as a workflow: messages plus runnable steps.
+
+The steps are the server's own tool names as they occur in the prompt's
+messages, in order of first occurrence: the prompt's suggested starting
+points, each of which the analyst may run (after approval) or skip.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rea_tui.host.connection import Connection
+from rea_tui.host.models import ContentBlock, Tool, block_text, parse_content
+
+
+@dataclass(frozen=True)
+class WorkflowMessage:
+    role: str
+    blocks: tuple[ContentBlock, ...]
+
+
+@dataclass(frozen=True)
+class WorkflowStep:
+    tool: str
+    description: str
+    position: int
+
+
+@dataclass(frozen=True)
+class Workflow:
+    prompt: str
+    arguments: dict[str, str]
+    description: str
+    messages: tuple[WorkflowMessage, ...]
+    steps: tuple[WorkflowStep, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(block_text(b) for m in self.messages for b in m.blocks if block_text(b))
+
+
+def find_steps(text: str, tools: Iterable[Tool]) -> list[WorkflowStep]:
+    """Tool names that occur in `text` as whole words, by first occurrence."""
+    found: list[WorkflowStep] = []
+    for tool in tools:
+        if not tool.name:
+            continue
+        match = re.search(rf"(?<![\w.-]){re.escape(tool.name)}(?![\w-])", text)
+        if match is not None:
+            found.append(WorkflowStep(tool=tool.name, description=tool.description, position=match.start()))
+    found.sort(key=lambda step: (step.position, step.tool))
+    return found
+
+
+def parse_workflow(
+    prompt: str, arguments: Mapping[str, str], result: Mapping[str, Any], tools: Iterable[Tool]
+) -> Workflow:
+    messages: list[WorkflowMessage] = []
+    raw_messages = result.get("messages")
+    for raw in raw_messages if isinstance(raw_messages, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        role = raw.get("role") if isinstance(raw.get("role"), str) else "?"
+        messages.append(WorkflowMessage(role=str(role), blocks=tuple(parse_content(raw.get("content")))))
+    description = result.get("description")
+    text = "\n\n".join(block_text(b) for m in messages for b in m.blocks)
+    return Workflow(
+        prompt=prompt,
+        arguments=dict(arguments),
+        description=description if isinstance(description, str) else "",
+        messages=tuple(messages),
+        steps=tuple(find_steps(text, tools)),
+    )
+
+
+async def render_prompt(
+    connection: Connection, prompt: str, arguments: Mapping[str, str], tools: Iterable[Tool]
+) -> Workflow:
+    """Call `prompts/get` with the non-empty arguments and build the workflow."""
+    filled = {k: v for k, v in arguments.items() if v != ""}
+    params: dict[str, Any] = {"name": prompt}
+    if filled:
+        params["arguments"] = filled
+    result = await connection.request("prompts/get", params)
+    return parse_workflow(prompt, filled, result, tools)

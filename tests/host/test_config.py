@@ -1,0 +1,142 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rea_tui.host.config import (
+    ConfigError,
+    ServerSelection,
+    ServerSpec,
+    expand_variables,
+    parse_config,
+    parse_header,
+    resolve_servers,
+    user_config_path,
+)
+
+
+def test_claude_desktop_format_stdio_and_url() -> None:
+    specs = parse_config(
+        {
+            "mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "server-fs", "/tmp"], "env": {"A": "1"}, "cwd": "/srv"},
+                "remote": {"url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer abc123"}},
+            }
+        }
+    )
+    fs, remote = specs
+    assert (fs.name, fs.transport, fs.command, fs.args, dict(fs.env), fs.cwd) == (
+        "fs", "stdio", "npx", ("-y", "server-fs", "/tmp"), {"A": "1"}, "/srv",
+    )
+    assert (remote.transport, remote.url, dict(remote.headers)) == (
+        "http", "http://127.0.0.1:9000/mcp", {"Authorization": "Bearer abc123"},
+    )
+
+
+def test_vscode_servers_format_with_types() -> None:
+    specs = parse_config(
+        {
+            "servers": {
+                "a": {"type": "stdio", "command": "srv", "args": ["--x"]},
+                "b": {"type": "http", "url": "http://localhost:1/mcp", "protocol": "legacy"},
+            }
+        }
+    )
+    assert [s.transport for s in specs] == ["stdio", "http"]
+    assert specs[1].protocol == "legacy"
+
+
+def test_variable_expansion_both_spellings() -> None:
+    env = {"TOKEN": "s3cret", "HOME": "/home/x"}
+    assert expand_variables("${TOKEN}-${env:HOME}", env) == "s3cret-/home/x"
+    spec = parse_config({"mcpServers": {"s": {"command": "${HOME}/bin/srv", "env": {"K": "${env:TOKEN}"}}}}, env)[0]
+    assert spec.command == "/home/x/bin/srv" and spec.env["K"] == "s3cret"
+
+
+def test_unset_variable_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="NOPE is not set"):
+        expand_variables("${NOPE}", {})
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"type": "sse", "url": "x"}, "unsupported type"),
+        ({"args": []}, "needs a command"),
+        ({"type": "http"}, "needs a url"),
+        ({"command": "x", "protocol": "2020"}, "protocol must be"),
+        ({"command": "x", "args": "nope"}, "args must be a list"),
+    ],
+)
+def test_bad_entries_are_named(entry: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_config({"mcpServers": {"s": entry}})
+
+
+def test_nothing_configured_means_the_bundled_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    specs, path = resolve_servers(ServerSelection())
+    assert path is None
+    assert len(specs) == 1 and specs[0].bundled
+    assert specs[0].command == sys.executable and specs[0].args == ("-m", "rea_tui.server")
+
+
+def write(path: Path, servers: dict[str, object]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": servers}))
+    return path
+
+
+def test_lookup_order_explicit_then_local_then_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(user_config_path(), {"user": {"command": "u"}})
+    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["user"]
+    write(tmp_path / ".rea-tui.json", {"local": {"command": "l"}})
+    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["local"]
+    explicit = write(tmp_path / "other.json", {"x": {"command": "x"}, "y": {"command": "y"}})
+    specs, path = resolve_servers(ServerSelection(config=str(explicit)))
+    assert path == explicit and [s.name for s in specs] == ["x", "y"]
+    specs, _ = resolve_servers(ServerSelection(config=str(explicit), server="y"))
+    assert [s.name for s in specs] == ["y"]
+
+
+def test_unknown_server_name_lists_the_known_ones(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.json", {"a": {"command": "a"}})
+    with pytest.raises(ConfigError, match="no server named 'b'.*configured: a"):
+        resolve_servers(ServerSelection(config=str(config), server="b"))
+
+
+def test_missing_explicit_config_and_bad_json(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        resolve_servers(ServerSelection(config=str(tmp_path / "none.json")))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        resolve_servers(ServerSelection(config=str(bad)))
+
+
+def test_url_and_stdio_options() -> None:
+    specs, _ = resolve_servers(ServerSelection(url="http://127.0.0.1:1/mcp", headers=("X-Key: abc",), protocol="legacy"))
+    assert specs[0].transport == "http" and dict(specs[0].headers) == {"X-Key": "abc"} and specs[0].protocol == "legacy"
+    specs, _ = resolve_servers(ServerSelection(stdio=("python", "-m", "srv")))
+    assert (specs[0].command, specs[0].args) == ("python", ("-m", "srv"))
+    with pytest.raises(ConfigError, match="either --url or --stdio"):
+        resolve_servers(ServerSelection(url="http://x", stdio=("y",)))
+    with pytest.raises(ConfigError, match="--header needs --url"):
+        resolve_servers(ServerSelection(headers=("A: b",)))
+
+
+def test_header_parsing() -> None:
+    assert parse_header("Authorization: Bearer x y") == ("Authorization", "Bearer x y")
+    with pytest.raises(ConfigError):
+        parse_header("no colon")
+
+
+def test_secret_values_cover_secret_env_and_all_headers() -> None:
+    spec = ServerSpec(
+        name="s", transport="http", url="http://x", headers={"Authorization": "Bearer tok-123456"}, env={"API_KEY": "key-9999", "MODE": "fast"}
+    )
+    secrets = spec.secret_values()
+    assert "Bearer tok-123456" in secrets and "tok-123456" in secrets and "key-9999" in secrets
+    assert "fast" not in secrets

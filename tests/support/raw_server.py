@@ -1,0 +1,134 @@
+"""A deliberately badly behaved MCP server, written without the SDK.
+
+`python -m tests.support.raw_server MODE` speaks the legacy handshake over
+stdio and then misbehaves the way MODE says, so tests can show that rea-tui
+reports the problem and keeps working:
+
+- lint:     completion replies that break the spec (too many values,
+            duplicates, non-strings, a wrong total or hasMore)
+- garbage:  non-JSON lines and JSON that is not JSON-RPC between replies
+- huge:     a 5 MB prompt and tool result
+- hang:     never answers prompts/list or tools/call
+- exit:     writes to stderr and exits with code 4 before answering
+- hostile:  escape sequences and Rich markup in every string it sends
+- nocomplete: does not declare the completions capability
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+ESC = "\x1b[31mred\x1b[0m\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\x1b]52;c;cHduZWQ=\x07\x07"
+MARKUP = "[red]x[/red][link=http://evil.example]y[/link]"
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def result(request_id: Any, value: dict[str, Any]) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": value})
+
+
+def error(request_id: Any, code: int, message: str, data: Any = None) -> None:
+    payload: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        payload["data"] = data
+    send({"jsonrpc": "2.0", "id": request_id, "error": payload})
+
+
+def main() -> None:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "lint"
+    if mode == "exit":
+        sys.stderr.write("raw-server: configuration missing, giving up\n" * 3)
+        sys.stderr.flush()
+        raise SystemExit(4)
+    hostile = mode == "hostile"
+    name = f"odd{ESC}{MARKUP}" if hostile else "odd"
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        method = message.get("method")
+        request_id = message.get("id")
+        if request_id is None:
+            continue
+        if mode == "garbage":
+            sys.stdout.write("this is not json\n")
+            sys.stdout.write('{"hello": "json but not json-rpc"}\n')
+            sys.stdout.flush()
+        if method == "initialize":
+            capabilities: dict[str, Any] = {"prompts": {}, "tools": {}}
+            if mode != "nocomplete":
+                capabilities["completions"] = {}
+            result(
+                request_id,
+                {
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": capabilities,
+                    "serverInfo": {"name": f"raw-{mode}{ESC if hostile else ''}", "version": "0"},
+                },
+            )
+        elif method == "prompts/list":
+            if mode == "hang":
+                continue
+            result(
+                request_id,
+                {
+                    "prompts": [
+                        {
+                            "name": name,
+                            "description": f"desc {ESC} {MARKUP}" if hostile else "An odd prompt.",
+                            "arguments": [
+                                {"name": "thing", "description": MARKUP if hostile else "", "required": True}
+                            ],
+                        },
+                        {"name": 42},
+                        "not a prompt",
+                    ]
+                },
+            )
+        elif method == "prompts/get":
+            text = "x" * 5_000_000 if mode == "huge" else f"Use the probe tool. {ESC if hostile else ''}"
+            result(request_id, {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]})
+        elif method == "completion/complete":
+            value = message["params"]["argument"]["value"]
+            if mode == "lint":
+                values: list[Any] = [f"{value}{i}" for i in range(120)] + [f"{value}1", 7, None]
+                result(request_id, {"completion": {"values": values, "total": 50, "hasMore": False}})
+            elif mode == "hostile":
+                result(
+                    request_id, {"completion": {"values": [f"v{ESC}", MARKUP], "total": 2, "hasMore": False}}
+                )
+            else:
+                result(request_id, {"completion": {"values": "not a list"}})
+        elif method == "tools/list":
+            result(
+                request_id,
+                {
+                    "tools": [
+                        {
+                            "name": "probe",
+                            "description": f"Probe {ESC}" if hostile else "Probe.",
+                            "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                        }
+                    ]
+                },
+            )
+        elif method == "tools/call":
+            if mode == "hang":
+                continue
+            text = "y" * 5_000_000 if mode == "huge" else f"probe result {ESC if hostile else ''}{MARKUP}"
+            result(request_id, {"content": [{"type": "text", "text": text}]})
+        elif method == "ping":
+            result(request_id, {})
+        else:
+            error(request_id, -32601, f"Method not found: {method}")
+
+
+if __name__ == "__main__":
+    main()
