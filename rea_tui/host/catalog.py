@@ -8,9 +8,8 @@ fatal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rea_tui.host.connection import Connection
 from rea_tui.host.errors import ProtocolError
 from rea_tui.host.events import HostEvent, ListChanged
 from rea_tui.host.models import (
@@ -23,6 +22,9 @@ from rea_tui.host.models import (
     parse_resource_template,
     parse_tool,
 )
+
+if TYPE_CHECKING:
+    from rea_tui.host.connection import Connection
 
 ItemT = TypeVar("ItemT")
 

@@ -15,10 +15,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from rea_tui.host.connection import Connection
 from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError, RequestCancelled
+
+if TYPE_CHECKING:
+    from rea_tui.host.connection import Connection
 
 MAX_VALUES = 100
 COMPLETION_TIMEOUT = 10.0

@@ -12,13 +12,15 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.connection import Connection
 from rea_tui.host.errors import HostError, ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, Progress
 from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
+
+if TYPE_CHECKING:
+    from rea_tui.host.connection import Connection
 
 ProgressListener = Callable[[EvidenceEntry], None]
 
@@ -114,6 +116,27 @@ async def run_tool_call(
         entry.outcome = "cancelled"
         entry.error = "cancelled by the analyst (notifications/cancelled sent)"
         raise
+    finally:
+        entry.duration_ms = (time.perf_counter() - started) * 1000.0
+        ledger.changed(entry)
+    return entry
+
+
+async def run_resource_read(connection: Connection, ledger: EvidenceLedger, uri: str) -> EvidenceEntry:
+    """`resources/read` as evidence: reading needs no approval, but what it returned is kept."""
+    from rea_tui.host.models import parse_resource_contents
+
+    entry = ledger.open(connection.name, "resources/read", {"uri": uri}, "read (no tool runs)")
+    started = time.perf_counter()
+    try:
+        result = await connection.request_interactive("resources/read", {"uri": uri})
+        contents = result.get("contents")
+        blocks = [parse_resource_contents(c) for c in contents] if isinstance(contents, list) else []
+        entry.content = [b for b in blocks if b is not None]
+        entry.outcome = "ok"
+        entry.result_size = len(json.dumps(result, default=str))
+    except HostError as exc:
+        fill_error(entry, exc)
     finally:
         entry.duration_ms = (time.perf_counter() - started) * 1000.0
         ledger.changed(entry)

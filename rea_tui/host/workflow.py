@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.connection import Connection
 from rea_tui.host.models import ContentBlock, Tool, block_text, parse_content
+
+if TYPE_CHECKING:
+    from rea_tui.host.connection import Connection
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,142 @@
+"""The analyst's notes: observations, inferences and unknowns in three separate lists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.suggester import Suggester
+from textual.widgets import Button, Footer, Input, ListItem, ListView, Select, Static
+
+from rea_tui.host.notes import NOTE_KINDS, Note, Notebook, NoteKind
+from rea_tui.ui.styles import stylesheet
+from rea_tui.ui.text import plain
+
+TITLES = {"observation": "Observations", "inference": "Inferences", "unknown": "Unknowns"}
+
+
+class EvidenceIdSuggester(Suggester):
+    """Completes the word being typed with an evidence id from the ledger (E1, E2...)."""
+
+    def __init__(self, ids: Callable[[], list[str]]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self._ids = ids
+
+    async def get_suggestion(self, value: str) -> str | None:
+        head, _, word = value.rpartition(" ")
+        if not word.startswith("E"):
+            return None
+        for candidate in reversed(self._ids()):
+            if candidate.startswith(word) and candidate != word:
+                return f"{head} {candidate}" if head else candidate
+        return None
+
+
+def note_label(note: Note) -> Text:
+    text = Text(f"{note.number}. ", style="bold")
+    text.append_text(plain(note.text, 2_000))
+    if note.cites:
+        text.append(f"  [{', '.join(note.cites)}]", style="cyan")
+    return text
+
+
+class NotesScreen(Screen[None]):
+    CSS_PATH = stylesheet("notes.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="notes-close", tooltip="Back to the investigation"),
+        Binding(
+            "delete", "delete_note", "Delete note", id="notes-delete", tooltip="Delete the highlighted note"
+        ),
+    ]
+
+    def __init__(self, notebook: Notebook, evidence_ids: Callable[[], list[str]]) -> None:
+        super().__init__()
+        self.notebook = notebook
+        self.evidence_ids = evidence_ids
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text("Notes  ", style="bold").append(
+                "kept apart: what was seen, what it suggests, what is still unknown. "
+                "Cite evidence as E1, E2…",
+                style="dim",
+            ),
+            id="notes-title",
+        )
+        with Horizontal(id="note-lists"):
+            for kind in NOTE_KINDS:
+                with Vertical(classes="note-column", id=f"column-{kind}"):
+                    yield Static(Text(TITLES[kind], style="bold"), classes="note-column-title")
+                    yield ListView(id=f"notes-{kind}")
+        with Horizontal(id="note-entry"):
+            yield Select(
+                [(TITLES[k][:-1], k) for k in NOTE_KINDS],
+                value="observation",
+                allow_blank=False,
+                id="note-kind",
+            )
+            yield Input(
+                placeholder="write a note; cite evidence like E3 (→ completes)",
+                suggester=EvidenceIdSuggester(self.evidence_ids),
+                id="note-text",
+            )
+            yield Button("Add", id="note-add", variant="primary")
+        yield Static("", id="note-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self.notebook.subscribe(self._notes_changed)
+        self.refresh_lists()
+        self.query_one("#note-text", Input).focus()
+
+    def _notes_changed(self, _note: Note | None) -> None:
+        self.call_later(self.refresh_lists)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def refresh_lists(self) -> None:
+        for kind in NOTE_KINDS:
+            view = self.query_one(f"#notes-{kind}", ListView)
+            view.clear()
+            view.extend(
+                ListItem(Static(note_label(n)), name=str(n.number)) for n in self.notebook.of_kind(kind)
+            )
+
+    def add_note(self) -> None:
+        kind_select = self.query_one("#note-kind", Select)
+        text_input = self.query_one("#note-text", Input)
+        kind: NoteKind = kind_select.value  # type: ignore[assignment]
+        try:
+            self.notebook.add(kind, text_input.value, known_ids=self.evidence_ids())
+        except ValueError as exc:
+            self.query_one("#note-message", Static).update(Text(str(exc), style="red"))
+            return
+        self.query_one("#note-message", Static).update("")
+        text_input.value = ""
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.add_note()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "note-add":
+            event.stop()
+            self.add_note()
+
+    def action_delete_note(self) -> None:
+        focused = self.focused
+        if isinstance(focused, ListView) and focused.highlighted_child is not None:
+            name = focused.highlighted_child.name
+            if name:
+                self.notebook.remove(int(name))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,371 @@
+"""The protocol log: every JSON-RPC message of a connection, live, and the server's stderr.
+
+One server at a time (a `Select` picks it when there are several). The
+"Traffic" tab is a filterable table of the connection's `TrafficLog` with the
+selected message pretty-printed underneath; the "Server stderr" tab shows what
+the server wrote to stderr, refreshed every second while it is visible.
+
+Everything a server sent is shown through `plain()` / `plain_line()`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    RichLog,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from rea_tui.host.connection import Connection
+from rea_tui.host.traffic import MAX_ENTRIES, TrafficEntry
+from rea_tui.ui.styles import stylesheet
+from rea_tui.ui.text import plain, plain_line
+
+DETAIL_LIMIT = 64_000
+STDERR_REFRESH_SECONDS = 1.0
+
+_DIRECTIONS: dict[str, str] = {"out": "→ out", "in": "← in", "info": "• info"}
+_DIRECTION_STYLES: dict[str, str] = {"out": "cyan", "in": "green", "info": "dim"}
+_KIND_STYLES: dict[str, str] = {"error": "bold red", "garbage": "bold yellow", "event": "dim"}
+
+
+class TrafficRecorded(Message, bubble=False):
+    """New traffic entries are waiting in the screen's queue."""
+
+
+def format_clock(stamp: float) -> str:
+    """HH:MM:SS.mmm in local time."""
+    return time.strftime("%H:%M:%S", time.localtime(stamp)) + f".{int(stamp * 1000) % 1000:03d}"
+
+
+def traffic_row(entry: TrafficEntry, *, stable: bool = False) -> list[Text]:
+    """The table cells of one entry (time or #seq, direction, kind, method, id, latency, size)."""
+    label = _DIRECTIONS[entry.direction]
+    when = Text(f"#{entry.seq:04d}" if stable else format_clock(entry.time), style="dim")
+    if entry.latency_ms is None:
+        latency = Text("")
+    elif stable:
+        latency = Text("•", justify="right")
+    else:
+        latency = Text(f"{entry.latency_ms:.1f}", justify="right")
+    return [
+        when,
+        Text(label, style=_DIRECTION_STYLES[entry.direction]),
+        Text(entry.kind, style=_KIND_STYLES.get(entry.kind, "")),
+        plain_line(entry.method, limit=200),
+        plain_line(entry.id, limit=60),
+        latency,
+        Text(f"{entry.size:,}", justify="right"),
+    ]
+
+
+def traffic_detail(entry: TrafficEntry, *, stable: bool = False) -> Text:
+    """The selected entry: a one-line summary, then the payload pretty-printed."""
+    label = _DIRECTIONS[entry.direction]
+    header = Text(style="bold")
+    header.append(f"#{entry.seq:04d}  ")
+    if not stable:
+        header.append(format_clock(entry.time) + "  ")
+    header.append(f"{label}  {entry.kind}")
+    if entry.method:
+        header.append("  ")
+        header.append_text(plain_line(entry.method, limit=200))
+    if entry.id:
+        header.append("  id=")
+        header.append_text(plain_line(entry.id, limit=60))
+    if entry.latency_ms is not None and not stable:
+        header.append(f"  {entry.latency_ms:.1f} ms")
+    header.append(f"  {entry.size:,} bytes")
+    body = plain(entry.pretty(), limit=DETAIL_LIMIT)
+    return Text("\n").join([header, body])
+
+
+class ProtocolLogScreen(Screen[None]):
+    """The JSON-RPC traffic and stderr of one connection at a time."""
+
+    CSS_PATH = stylesheet("protocol_log.tcss")
+    AUTO_FOCUS = "#traffic-table"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="close-protocol-log",
+            tooltip="Close the protocol log and return to the previous screen",
+        ),
+        Binding(
+            "f,slash",
+            "focus_filter",
+            "Filter",
+            key_display="/",
+            id="focus-traffic-filter",
+            tooltip="Filter the traffic table by method name",
+        ),
+    ]
+
+    def __init__(
+        self,
+        connections: Sequence[Connection],
+        *,
+        stable: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.connections: list[Connection] = list(connections)
+        self.stable = stable
+        self._connection: Connection | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._pending: list[TrafficEntry] = []
+        self._shown: dict[str, TrafficEntry] = {}
+        self._filter = ""
+        self._stderr_seen: int | None = None
+        self._stderr_timer: Timer | None = None
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        if len(self.connections) > 1:
+            with Horizontal(id="server-bar"):
+                yield Static("Server", id="server-label")
+                yield Select[int](
+                    [(plain_line(c.name, limit=80), index) for index, c in enumerate(self.connections)],
+                    value=0,
+                    allow_blank=False,
+                    id="server-select",
+                )
+        with TabbedContent(id="protocol-tabs"):
+            with TabPane("Traffic", id="traffic-pane"):
+                with Horizontal(id="traffic-bar"):
+                    yield Input(placeholder="Filter by method (/ to focus)", id="traffic-filter")
+                    yield Static(id="traffic-count")
+                with Vertical(id="traffic-body"):
+                    table: DataTable[Text] = DataTable(id="traffic-table", cursor_type="row")
+                    yield table
+                    with VerticalScroll(id="traffic-detail"):
+                        yield Static(id="traffic-detail-text")
+            with TabPane("Server stderr", id="stderr-pane"):
+                yield Static(id="stderr-status")
+                yield RichLog(id="stderr-log", wrap=True, markup=False, highlight=False, auto_scroll=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Protocol log"
+        table = self._table()
+        table.add_column("seq" if self.stable else "time", key="time", width=12)
+        table.add_column("dir", key="direction", width=6)
+        table.add_column("kind", key="kind", width=12)
+        table.add_column("method", key="method", width=34)
+        table.add_column("id", key="id", width=8)
+        table.add_column(Text("ms", justify="right"), key="latency", width=9)
+        table.add_column(Text("bytes", justify="right"), key="size", width=10)
+        self._stderr_timer = self.set_interval(STDERR_REFRESH_SECONDS, self._refresh_stderr, pause=True)
+        if self.connections:
+            self._show_connection(self.connections[0])
+        else:
+            self.sub_title = "no servers"
+            self._detail().update(Text("No server is connected.", style="dim"))
+
+    def on_unmount(self) -> None:
+        self._detach()
+
+    # ------------------------------------------------------------ widgets
+
+    def _table(self) -> DataTable[Text]:
+        return self.query_one("#traffic-table", DataTable)
+
+    def _detail(self) -> Static:
+        return self.query_one("#traffic-detail-text", Static)
+
+    # ------------------------------------------------------------ connection
+
+    def _show_connection(self, connection: Connection) -> None:
+        self._detach()
+        self._connection = connection
+        self._unsubscribe = connection.traffic.subscribe(self._on_traffic)
+        subtitle = plain_line(connection.name, limit=80).plain
+        if connection.protocol_version:
+            subtitle += " · protocol " + plain_line(connection.protocol_version, limit=40).plain
+        self.sub_title = subtitle
+        self._rebuild(follow=True)
+        self._stderr_seen = None
+        self._refresh_stderr()
+
+    def _detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._pending.clear()
+
+    def _on_traffic(self, entry: TrafficEntry) -> None:
+        """Called synchronously by the traffic log: queue the entry, update the table later."""
+        self._pending.append(entry)
+        if len(self._pending) == 1:
+            self.post_message(TrafficRecorded())
+
+    @on(TrafficRecorded)
+    def _append_pending(self) -> None:
+        entries, self._pending = self._pending, []
+        table = self._table()
+        following = table.row_count == 0 or table.cursor_row >= table.row_count - 1
+        added = False
+        for entry in entries:
+            if self._matches(entry):
+                key = str(entry.seq)
+                table.add_row(*traffic_row(entry, stable=self.stable), key=key)
+                self._shown[key] = entry
+                added = True
+        if not added:
+            return
+        self._trim(table)
+        if following:
+            table.move_cursor(row=table.row_count - 1, animate=False)
+        self._show_cursor_entry()
+        self._update_count()
+
+    def _trim(self, table: DataTable[Text]) -> None:
+        """Keep the table no longer than the traffic log itself."""
+        excess = table.row_count - MAX_ENTRIES
+        if excess <= 0:
+            return
+        for row in table.ordered_rows[:excess]:
+            if row.key.value is not None:
+                self._shown.pop(row.key.value, None)
+            table.remove_row(row.key)
+
+    # ------------------------------------------------------------ table
+
+    def _matches(self, entry: TrafficEntry) -> bool:
+        return not self._filter or self._filter in entry.method.casefold()
+
+    def _cursor_key(self) -> str | None:
+        table = self._table()
+        if table.row_count == 0:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0))
+        return row_key.value
+
+    def _rebuild(self, *, follow: bool) -> None:
+        """Fill the table from the log, keeping the selected entry selected when it is still shown."""
+        table = self._table()
+        keep = None if follow else self._cursor_key()
+        was_last = table.row_count == 0 or table.cursor_row >= table.row_count - 1
+        table.clear()
+        self._shown.clear()
+        self._pending.clear()
+        connection = self._connection
+        entries = connection.traffic.entries() if connection is not None else []
+        for entry in entries:
+            if self._matches(entry):
+                key = str(entry.seq)
+                table.add_row(*traffic_row(entry, stable=self.stable), key=key)
+                self._shown[key] = entry
+        if table.row_count:
+            if keep is not None and keep in self._shown and not was_last:
+                table.move_cursor(row=table.get_row_index(keep), animate=False)
+            else:
+                table.move_cursor(row=table.row_count - 1, animate=False)
+        self._show_cursor_entry()
+        self._update_count()
+
+    def _update_count(self) -> None:
+        connection = self._connection
+        total = len(connection.traffic) if connection is not None else 0
+        shown = self._table().row_count
+        text = f"{shown:,} of {total:,} messages" if self._filter else f"{total:,} messages"
+        self.query_one("#traffic-count", Static).update(Text(text, style="dim"))
+
+    def _show_cursor_entry(self) -> None:
+        key = self._cursor_key()
+        entry = self._shown.get(key) if key is not None else None
+        if entry is None:
+            message = "No message matches the filter." if self._filter else "No messages yet."
+            self._detail().update(Text(message, style="dim"))
+            return
+        self._detail().update(traffic_detail(entry, stable=self.stable))
+
+    @on(DataTable.RowHighlighted, "#traffic-table")
+    def _row_highlighted(self) -> None:
+        self._show_cursor_entry()
+
+    @on(Input.Changed, "#traffic-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._filter = event.value.strip().casefold()
+        self._rebuild(follow=False)
+
+    @on(Input.Submitted, "#traffic-filter")
+    def _filter_submitted(self) -> None:
+        self._table().focus()
+
+    @on(Select.Changed, "#server-select")
+    def _server_selected(self, event: Select.Changed) -> None:
+        value = event.value
+        if (
+            isinstance(value, int)
+            and 0 <= value < len(self.connections)
+            and self.connections[value] is not self._connection
+        ):
+            self._show_connection(self.connections[value])
+
+    # ------------------------------------------------------------ stderr
+
+    @on(TabbedContent.TabActivated, "#protocol-tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        timer = self._stderr_timer
+        # Focus follows the tab: a focused widget in a hidden pane would switch the tab back.
+        if event.pane.id == "stderr-pane":
+            self._refresh_stderr()
+            self.query_one("#stderr-log", RichLog).focus()
+            if timer is not None:
+                timer.resume()
+        else:
+            if not self.query_one("#traffic-pane").has_focus_within:
+                self._table().focus()
+            if timer is not None:
+                timer.pause()
+
+    def _refresh_stderr(self) -> None:
+        connection = self._connection
+        total = connection.stderr.total_bytes if connection is not None else 0
+        if total == self._stderr_seen:
+            return
+        self._stderr_seen = total
+        log = self.query_one("#stderr-log", RichLog)
+        log.clear()
+        status = self.query_one("#stderr-status", Static)
+        if connection is None or not total:
+            status.update(Text("The server has written nothing to stderr.", style="dim"))
+            return
+        status.update(Text(f"{total:,} bytes written to stderr", style="dim"))
+        log.write(plain(connection.stderr.text().rstrip("\n"), limit=None))
+
+    # ------------------------------------------------------------ actions
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#protocol-tabs", TabbedContent).active = "traffic-pane"
+        self.query_one("#traffic-filter", Input).focus()

@@ -1,0 +1,188 @@
+"""The centre column: a form for the selected prompt's arguments (or a template's variables).
+
+Each field has its own completion dropdown. The form never talks to a server
+itself: it posts what the analyst did (typed, focused, accepted, asked to
+render) and the app asks the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Input, Static
+
+from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.dropdown import CompletionDropdown
+
+# Keys the dropdown takes while it is open, mapped to OptionList actions.
+_DROPDOWN_KEYS = {
+    "up": "cursor_up",
+    "down": "cursor_down",
+    "pageup": "page_up",
+    "pagedown": "page_down",
+    "home": "first",
+    "end": "last",
+}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One argument (or template variable) as the form shows it."""
+
+    name: str
+    title: str
+    description: str
+    required: bool
+
+
+class ArgumentInput(Input):
+    """An Input whose navigation keys drive the dropdown while it is open."""
+
+    class Accepted(Message):
+        def __init__(self, field: ArgumentField, value: str) -> None:
+            super().__init__()
+            self.field = field
+            self.value = value
+
+    def __init__(self, field: ArgumentField, value: str, *, id: str) -> None:
+        super().__init__(value=value, id=id, classes="argument-input")
+        self.field = field
+
+    async def _on_key(self, event: events.Key) -> None:
+        dropdown = self.field.dropdown
+        if dropdown.is_open:
+            if event.key in _DROPDOWN_KEYS:
+                event.stop()
+                event.prevent_default()
+                dropdown.move(_DROPDOWN_KEYS[event.key])
+                return
+            if event.key in ("enter", "tab") and dropdown.highlighted_value() is not None:
+                event.stop()
+                event.prevent_default()
+                value = dropdown.highlighted_value()
+                assert value is not None
+                self.post_message(self.Accepted(self.field, value))
+                return
+            if event.key == "escape":
+                event.stop()
+                event.prevent_default()
+                dropdown.close()
+                return
+        await super()._on_key(event)
+
+
+class ArgumentField(Vertical):
+    """Title, description, input, inline diagnostics and the dropdown for one argument."""
+
+    def __init__(self, spec: FieldSpec, value: str, index: int) -> None:
+        super().__init__(classes="argument-field", id=f"field-{index}")
+        self.spec = spec
+        self.initial = value
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        mark = Text(" *", style="bold red") if self.spec.required else Text("")
+        title = join(plain_line(self.spec.title, 200, style="bold"), mark)
+        if self.spec.title != self.spec.name:
+            title.append(Text(f"  ({self.spec.name})", style="dim"))
+        yield Static(title, classes="field-title")
+        if self.spec.description:
+            yield Static(plain(self.spec.description, 1_000), classes="field-description")
+        yield ArgumentInput(self, self.initial, id=f"input-{self.index}")
+        # Right under the input: the dropdown is an overlay, so it covers what follows.
+        yield CompletionDropdown(id=f"dropdown-{self.index}")
+        yield Static("", classes="field-error")
+
+    @property
+    def input(self) -> ArgumentInput:
+        return self.query_one(ArgumentInput)
+
+    @property
+    def dropdown(self) -> CompletionDropdown:
+        return self.query_one(CompletionDropdown)
+
+    @property
+    def value(self) -> str:
+        return self.input.value
+
+    def set_error(self, message: str | None) -> None:
+        error = self.query_one(".field-error", Static)
+        if message:
+            error.update(join(Text("✗ ", style="bold red"), plain(message, 500)))
+            self.add_class("-invalid")
+        else:
+            error.update("")
+            self.remove_class("-invalid")
+
+
+class ArgumentForm(VerticalScroll):
+    """The fields of one prompt or template, plus the render button."""
+
+    can_focus = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.target: tuple[str, str, str] | None = None  # (kind, server, name)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Select a prompt on the left.", style="dim"), id="form-heading")
+        yield Static("", id="form-description")
+        yield Vertical(id="form-fields")
+        yield Static("", id="form-message")
+        with Horizontal(id="form-actions"):
+            yield Button("Render  ctrl+r", id="render-button", variant="primary", disabled=True)
+
+    @property
+    def fields(self) -> list[ArgumentField]:
+        return list(self.query(ArgumentField))
+
+    def field(self, name: str) -> ArgumentField | None:
+        return next((f for f in self.fields if f.spec.name == name), None)
+
+    def values(self) -> dict[str, str]:
+        return {f.spec.name: f.value for f in self.fields}
+
+    async def show(
+        self,
+        kind: str,
+        server: str,
+        name: str,
+        heading: Text,
+        description: str,
+        specs: Sequence[FieldSpec],
+        values: dict[str, str],
+        action_label: str,
+    ) -> None:
+        """Replace the form's fields; `values` restores what the analyst typed before."""
+        self.target = (kind, server, name)
+        self.query_one("#form-heading", Static).update(heading)
+        self.query_one("#form-description", Static).update(plain(description, 2_000) if description else "")
+        self.set_message(None)
+        container = self.query_one("#form-fields", Vertical)
+        await container.remove_children()
+        await container.mount_all(
+            [ArgumentField(spec, values.get(spec.name, ""), index) for index, spec in enumerate(specs)]
+        )
+        button = self.query_one("#render-button", Button)
+        button.label = action_label
+        button.disabled = False
+
+    async def clear(self, heading: Text, message: Text | None = None) -> None:
+        self.target = None
+        self.query_one("#form-heading", Static).update(heading)
+        self.query_one("#form-description", Static).update("")
+        await self.query_one("#form-fields", Vertical).remove_children()
+        self.set_message(message)
+        self.query_one("#render-button", Button).disabled = True
+
+    def set_message(self, message: Text | None) -> None:
+        self.query_one("#form-message", Static).update(message or "")
+
+    def missing_required(self) -> list[ArgumentField]:
+        return [f for f in self.fields if f.spec.required and not f.value.strip()]

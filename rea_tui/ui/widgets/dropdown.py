@@ -1,0 +1,157 @@
+"""The completion dropdown: an overlay under an argument field.
+
+It only shows pages whose value is the field's current value, so a stale
+reply is never painted. Accepting a value only fills the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from rea_tui.ui.text import plain, plain_line
+
+if TYPE_CHECKING:
+    from rea_tui.host.completion import CompletionFailure, CompletionPage
+
+SPINNER_DELAY = 0.15
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+EMPTY_MESSAGE = "no suggestions (an empty list does not mean there are none)"
+
+
+def footer_for(page: CompletionPage) -> Text:
+    count = len(page.values)
+    if count == 0:
+        return Text(EMPTY_MESSAGE, style="italic")
+    if page.has_more:
+        total = f"{page.total:,}" if page.total is not None else "more"
+        text = Text(f"{count:,} of {total} - keep typing to narrow")
+    elif page.total is not None and page.total != count:
+        text = Text(f"{count:,} of {page.total:,}")
+    else:
+        text = Text(f"{count:,} {'value' if count == 1 else 'values'}")
+    if page.warnings:
+        text.append(f"  ⚠ {len(page.warnings)} spec warning(s)", style="bold yellow")
+    return text
+
+
+class DropdownOptions(OptionList):
+    """Never takes focus: the field keeps it and forwards the navigation keys."""
+
+    can_focus = False
+
+
+class CompletionDropdown(Vertical):
+    """Values for one field, with a footer for total/hasMore, emptiness, spinner or error."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="completion-dropdown")
+        self.shown_for: str | None = None
+        self.expected: str | None = None
+        self.values: tuple[str, ...] = ()
+        self._spinner: Timer | None = None
+        self._frame = 0
+        self.on_painted: Callable[[str], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield DropdownOptions(classes="dropdown-options")
+        yield Static("", classes="dropdown-footer")
+
+    @property
+    def options(self) -> DropdownOptions:
+        return self.query_one(DropdownOptions)
+
+    @property
+    def footer(self) -> Static:
+        return self.query_one(".dropdown-footer", Static)
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def open(self) -> None:
+        self.add_class("-open")
+
+    def close(self) -> None:
+        self.remove_class("-open")
+        self._stop_spinner()
+        self.expected = None
+
+    def expect(self, value: str) -> None:
+        """A request for `value` went out: drop what was shown (it is stale now)."""
+        self.expected = value
+        if self.shown_for != value:
+            self.options.clear_options()
+            self.values = ()
+            self.shown_for = None
+            self.footer.update("")
+        self.open()
+        self._stop_spinner()
+        self._spinner = self.set_timer(SPINNER_DELAY, self._start_spinner)
+
+    def _start_spinner(self) -> None:
+        self._spinner = self.set_interval(0.08, self._spin)
+        self._spin()
+
+    def _spin(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER_FRAMES)
+        self.footer.update(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"))
+
+    def _stop_spinner(self) -> None:
+        if self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+
+    def show_page(self, page: CompletionPage, current_value: str) -> bool:
+        """Show `page` if it answers the field's current value; False when it is stale."""
+        if page.value != current_value or self.expected != current_value:
+            return False
+        self._stop_spinner()
+        self.values = page.values
+        self.shown_for = page.value
+        options = self.options
+        options.clear_options()
+        options.add_options([Option(plain_line(value, 300)) for value in page.values])
+        if page.values:
+            options.highlighted = 0
+        self.footer.update(footer_for(page))
+        self.open()
+        if self.on_painted is not None:
+            callback = self.on_painted
+            self.call_after_refresh(callback, page.value)
+        return True
+
+    def show_failure(self, failure: CompletionFailure, current_value: str) -> bool:
+        if failure.value != current_value or self.expected != current_value:
+            return False
+        self._stop_spinner()
+        self.options.clear_options()
+        self.values = ()
+        self.shown_for = failure.value
+        code = getattr(failure.error, "code", None)
+        prefix = f"error {code}: " if code is not None else "error: "
+        message = str(failure.error)
+        if code is not None and message.startswith(f"error {code}: "):
+            message = message[len(f"error {code}: ") :]
+        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, 300)))
+        self.open()
+        return True
+
+    def move(self, action: str) -> None:
+        options = self.options
+        if not options.option_count:
+            return
+        getattr(options, f"action_{action}")()
+
+    def highlighted_value(self) -> str | None:
+        index = self.options.highlighted
+        if index is None or not 0 <= index < len(self.values):
+            return None
+        return self.values[index]

@@ -1,0 +1,119 @@
+"""The left column: servers, and under each its prompts, tools, resources and templates."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from rea_tui.ui.messages import NodeRef
+from rea_tui.ui.text import join, plain_line
+
+if TYPE_CHECKING:
+    from rea_tui.host.catalog import ServerCatalogs
+    from rea_tui.host.models import Prompt
+
+STATUS_STYLES = {"connecting": "yellow", "ready": "green", "failed": "red", "exited": "red", "closed": "dim"}
+
+
+def prompt_label(prompt: Prompt) -> Text:
+    required = len(prompt.required_arguments)
+    count = len(prompt.arguments)
+    label = plain_line(prompt.label, 80)
+    detail = f"  {count} arg{'s' if count != 1 else ''}"
+    if required:
+        detail += f", {required}*"
+    label.append(detail, style="dim")
+    return label
+
+
+class ServerTree(Tree[NodeRef]):
+    """One subtree per server; rebuilt from its catalogs, keeping the selection."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(Text("servers"), id=id)
+        self.show_root = False
+        self.guide_depth = 2
+
+    def server_node(self, server: str) -> TreeNode[NodeRef] | None:
+        return next((n for n in self.root.children if n.data is not None and n.data.name == server), None)
+
+    def set_server(self, server: str, status: str, detail: str = "") -> TreeNode[NodeRef]:
+        label = join(
+            Text("● ", style=STATUS_STYLES.get(status, "")),
+            plain_line(server, 60, style="bold"),
+            Text(f"  {status}{' · ' + detail if detail else ''}", style="dim"),
+        )
+        node = self.server_node(server)
+        if node is None:
+            node = self.root.add(label, data=NodeRef("server", server, server), expand=True)
+        else:
+            node.set_label(label)
+        return node
+
+    def fill_server(self, server: str, catalogs: ServerCatalogs) -> None:
+        """Rebuild a server's sections from its catalogs."""
+        node = self.server_node(server)
+        if node is None:
+            return
+        selected = self.cursor_node.data if self.cursor_node is not None else None
+        node.remove_children()
+        sections: list[tuple[str, list[tuple[Text, NodeRef]]]] = [
+            (
+                "Prompts",
+                [(prompt_label(p), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
+            ),
+            (
+                "Tools",
+                [(plain_line(t.label, 80), NodeRef("tool", server, t.name)) for t in catalogs.tools.items],
+            ),
+            (
+                "Resources",
+                [
+                    (plain_line(r.name or r.uri, 80), NodeRef("resource", server, r.uri))
+                    for r in catalogs.resources.items
+                ],
+            ),
+            (
+                "Templates",
+                [
+                    (plain_line(t.name or t.uri_template, 80), NodeRef("template", server, t.uri_template))
+                    for t in catalogs.templates.items
+                ],
+            ),
+        ]
+        for title, items in sections:
+            if not items and title != "Prompts":
+                continue
+            section = node.add(
+                Text(f"{title} ({len(items)})", style="bold"),
+                data=NodeRef("section", server, title),
+                expand=title == "Prompts",
+            )
+            for label, ref in items:
+                section.add_leaf(label, data=ref)
+        node.expand()
+        if selected is not None:
+            self.select_ref(selected, move_only=True)
+
+    def find(self, ref: NodeRef) -> TreeNode[NodeRef] | None:
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop(0)
+            if node.data == ref:
+                return node
+            stack.extend(node.children)
+        return None
+
+    def select_ref(self, ref: NodeRef, *, move_only: bool = False) -> bool:
+        node = self.find(ref)
+        if node is None:
+            return False
+        if node.parent is not None:
+            node.parent.expand()
+        self.move_cursor(node)
+        if not move_only:
+            self.select_node(node)
+        return True
