@@ -66,19 +66,47 @@ class UsageError(Exception):
 # ------------------------------------------------------------------ parser
 
 
-def _server_options(parser: argparse.ArgumentParser) -> None:
+def _server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The server options, accepted before and after the command.
+
+    The copies on each command have no defaults of their own, so an option
+    given before the command is not overwritten by the command's default.
+    """
+
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
     group = parser.add_argument_group("server options")
-    group.add_argument("--server", metavar="NAME", help="a server from the config file")
-    group.add_argument("--url", help="a streamable HTTP server")
     group.add_argument(
-        "--header", action="append", default=[], metavar="'K: V'", help="HTTP header for --url (repeatable)"
+        "--server", metavar="NAME", default=default(None), help="a server from the config file"
     )
-    group.add_argument("--stdio", metavar="'COMMAND ARGS'", help="a stdio server command line")
-    group.add_argument("--config", metavar="PATH", help="config file (mcpServers or VS Code servers)")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per-request timeout")
-    group.add_argument("--protocol", choices=PROTOCOL_CHOICES, help="pin the protocol generation")
-    group.add_argument("--json", action="store_true", help="machine-readable output")
-    group.add_argument("--trace", action="store_true", help="print the traffic log at the end (stderr)")
+    group.add_argument("--url", default=default(None), help="a streamable HTTP server")
+    group.add_argument(
+        "--header",
+        action="append",
+        default=default([]),
+        metavar="'K: V'",
+        help="HTTP header for --url (repeatable)",
+    )
+    group.add_argument(
+        "--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line"
+    )
+    group.add_argument(
+        "--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)"
+    )
+    group.add_argument(
+        "--timeout", type=float, default=default(30.0), metavar="SECONDS", help="per-request timeout"
+    )
+    group.add_argument(
+        "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
+    )
+    group.add_argument("--json", action="store_true", default=default(False), help="machine-readable output")
+    group.add_argument(
+        "--trace",
+        action="store_true",
+        default=default(False),
+        help="print the traffic log at the end (stderr)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,12 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rea-tui {__version__}")
-    _server_options(parser)
+    _server_options(parser, defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        _server_options(sub)
+        _server_options(sub, defaults=False)
         return sub
 
     command("servers", "list the servers and connect to each (protocol, capabilities)").add_argument(
@@ -171,7 +199,15 @@ def run(argv: Sequence[str]) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, stdio_tail = argv[:cut], argv[cut + 1 :]
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # name=value pairs may come after options (`call echo --yes text=hi`): collect the leftovers.
+    args, leftovers = parser.parse_known_args(argv)
+    pairs = [token for token in leftovers if "=" in token and not token.startswith("-")]
+    unknown = [token for token in leftovers if token not in pairs]
+    if unknown or (pairs and not hasattr(args, "pairs")):
+        parser.error(f"unrecognized arguments: {' '.join(unknown or pairs)}")
+    if pairs:
+        args.pairs = [*args.pairs, *pairs]
     try:
         selection = _selection(args, stdio_tail)
         specs, _config = resolve_servers(selection)
@@ -197,11 +233,18 @@ def run(argv: Sequence[str]) -> int:
 
 def emit_json(data: Any) -> None:
     # ASCII-only so no control or escape character from a server reaches the terminal raw.
-    print(json.dumps(data, indent=2, ensure_ascii=True))
+    say(json.dumps(data, indent=2, ensure_ascii=True))
 
 
 def say(text: str = "") -> None:
-    print(text)
+    try:
+        print(text)
+    except BrokenPipeError:
+        # The reader went away (`rea-tui tools | head`): stop quietly, as other tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(EXIT_OK) from None
 
 
 def safe(value: object, limit: int | None = 2_000) -> str:
@@ -257,10 +300,6 @@ async def with_server(
 
 
 async def cmd_servers(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
-    from rea_tui.host.connection import Connection
-    from rea_tui.host.errors import HostError
-    from rea_tui.host.protocol_memory import ProtocolMemory
-
     rows: list[dict[str, Any]] = []
 
     async def probe(spec: ServerSpec) -> None:
@@ -273,6 +312,10 @@ async def cmd_servers(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
         rows.append(row)
         if args.no_connect:
             return
+        from rea_tui.host.connection import Connection
+        from rea_tui.host.errors import HostError
+        from rea_tui.host.protocol_memory import ProtocolMemory
+
         connection = Connection(
             spec, timeout=args.timeout, connect_timeout=args.timeout, memory=ProtocolMemory()
         )
@@ -344,13 +387,15 @@ async def cmd_prompts(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
 
 
 def workflow_json(workflow: Any) -> dict[str, Any]:
-    from dataclasses import asdict
+    from rea_tui.host.models import block_json
 
     return {
         "prompt": workflow.prompt,
         "arguments": workflow.arguments,
         "description": workflow.description,
-        "messages": [{"role": m.role, "content": [asdict(b) for b in m.blocks]} for m in workflow.messages],
+        "messages": [
+            {"role": m.role, "content": [block_json(b) for b in m.blocks]} for m in workflow.messages
+        ],
         "steps": [{"tool": s.tool, "description": s.description} for s in workflow.steps],
     }
 
@@ -361,6 +406,10 @@ async def cmd_get(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
     arguments = parse_pairs(args.pairs)
 
     async def body(hosted: HostedServer) -> int:
+        prompt = hosted.catalogs.prompts.get(args.prompt)
+        missing = [a.name for a in prompt.required_arguments if not arguments.get(a.name)] if prompt else []
+        if missing:
+            raise UsageError(f"{args.prompt} needs {', '.join(missing)} (nothing was sent)")
         workflow = await render_prompt(hosted.connection, args.prompt, arguments, hosted.catalogs.tools.items)
         if args.json:
             emit_json(workflow_json(workflow))

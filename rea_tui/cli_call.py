@@ -61,22 +61,31 @@ def build_arguments(args: argparse.Namespace, tool: Tool | None) -> dict[str, An
     return arguments
 
 
-def print_call(server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any]) -> None:
-    say(f"server:    {safe(server)}")
-    say(f"tool:      {safe(tool_name)}")
+def print_call(
+    server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any], *, to_stderr: bool
+) -> None:
+    """What is about to be sent; on stderr when stdout is machine output."""
     annotations = describe_annotations(tool.annotations) if tool else "unknown tool (not in tools/list)"
-    say(f"declared:  {safe(annotations)}  (declared by the server, not verified)")
-    say("arguments:")
-    say(safe(json.dumps(arguments, indent=2, ensure_ascii=False), 50_000))
+    lines = [
+        f"server:    {safe(server)}",
+        f"tool:      {safe(tool_name)}",
+        f"declared:  {safe(annotations)}  (declared by the server, not verified)",
+        "arguments:",
+        safe(json.dumps(arguments, indent=2, ensure_ascii=False), 50_000),
+    ]
+    if to_stderr:
+        print("\n".join(lines), file=sys.stderr)
+    else:
+        for line in lines:
+            say(line)
 
 
 def ask_yes(question: str) -> bool:
+    """An interactive yes, asked on stderr so stdout stays clean."""
     if not sys.stdin.isatty():
         return False
-    try:
-        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def print_entry(entry: EvidenceEntry) -> None:
@@ -95,7 +104,7 @@ def print_entry(entry: EvidenceEntry) -> None:
         say(safe(entry.error, 10_000))
 
 
-def print_question(entry: EvidenceEntry) -> None:
+def print_question(entry: EvidenceEntry, *, answered: bool = False) -> None:
     question = entry.narrowing
     assert question is not None
     say(f"question ({question.reason}, round {entry.narrowing_round}): {safe(question.ask_user, 1_000)}")
@@ -103,7 +112,7 @@ def print_question(entry: EvidenceEntry) -> None:
         say(f"scoped by: {safe(json.dumps(question.scoped_by, ensure_ascii=False))}")
     for candidate in question.candidates:
         say(f"  - {safe(candidate.label, 300)}")
-    say("answer with --pick NAME_OR_ID")
+    say("(answered with --pick)" if answered else "answer with --pick NAME_OR_ID")
 
 
 def elicitation_handler(pairs: dict[str, str]) -> Any:
@@ -167,8 +176,7 @@ async def call_tool_command(args: argparse.Namespace, specs: list[ServerSpec]) -
         ledger = EvidenceLedger()
         follows: str | None = None
         while True:
-            if not args.json:
-                print_call(connection.name, args.tool, tool, arguments)
+            print_call(connection.name, args.tool, tool, arguments, to_stderr=args.json)
             if not args.yes and not ask_yes("Run this call?"):
                 print("rea-tui: not sent (approve with --yes or answer y)", file=sys.stderr)
                 return EXIT_NOT_RUN
@@ -191,9 +199,10 @@ async def call_tool_command(args: argparse.Namespace, specs: list[ServerSpec]) -
         if args.json:
             emit_json({"evidence": [e.to_json() for e in ledger.entries]})
         else:
-            print_entry(entry)
-            if entry.narrowing is not None:
-                print_question(entry)
+            for shown in ledger.entries:
+                print_entry(shown)
+                if shown.narrowing is not None:
+                    print_question(shown, answered=shown is not entry)
         if entry.narrowing is not None:
             return EXIT_NARROWING
         if entry.outcome == "ok":

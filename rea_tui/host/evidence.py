@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rea_tui.host.errors import FieldDiagnostic
-from rea_tui.host.models import ContentBlock, block_text
+from rea_tui.host.models import ContentBlock, block_json, block_text
 from rea_tui.host.narrowing import NarrowingQuestion
 
 Outcome = Literal[
@@ -81,8 +81,6 @@ class EvidenceEntry:
         return "\n".join(t for t in (block_text(b) for b in self.content) if t)
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         data: dict[str, Any] = {
             "id": self.id,
             "server": self.server,
@@ -92,7 +90,7 @@ class EvidenceEntry:
             "durationMs": None if self.duration_ms is None else round(self.duration_ms, 1),
             "approval": self.approval,
             "outcome": self.outcome,
-            "content": [asdict(b) for b in self.content],
+            "content": [block_json(b) for b in self.content],
             "schemaCheck": self.schema_check,
         }
         if self.has_structured:

@@ -298,3 +298,28 @@ def block_text(block: ContentBlock) -> str:
 
 def decode_blob(data: str) -> bytes:
     return base64.b64decode(data, validate=False)
+
+
+def block_json(block: ContentBlock) -> dict[str, Any]:
+    """A content block for machine output, with MCP's camelCase keys."""
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, MediaBlock):
+        return {"type": block.kind, "mimeType": block.mime_type, "sizeBytes": block.size_bytes}
+    if isinstance(block, ResourceLinkBlock):
+        return {
+            "type": "resource_link",
+            "uri": block.uri,
+            "name": block.name,
+            "description": block.description,
+            "mimeType": block.mime_type,
+        }
+    if isinstance(block, EmbeddedResourceBlock):
+        return {
+            "type": "resource",
+            "uri": block.uri,
+            "mimeType": block.mime_type,
+            "text": block.text,
+            "blobSize": block.blob_size,
+        }
+    return {"type": block.kind}

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rea_tui.host.sanitize import sanitize_line
+
 Direction = Literal["out", "in", "info"]
 Kind = Literal["request", "response", "error", "notification", "garbage", "event"]
 
@@ -155,5 +157,7 @@ class TrafficLog:
             stamp = time.strftime("%H:%M:%S", time.localtime(e.time)) + f".{int(e.time * 1000) % 1000:03d}"
             arrow = {"out": "->", "in": "<-", "info": "**"}[e.direction]
             latency = f"{e.latency_ms:8.1f} ms" if e.latency_ms is not None else " " * 11
-            lines.append(f"{stamp} {arrow} {e.kind:<12} {e.method:<28} id={e.id:<6} {latency} {e.size:>8} B")
+            # Method names and ids of server-sent messages are the server's text.
+            method, msg_id = sanitize_line(e.method, 80), sanitize_line(e.id, 40)
+            lines.append(f"{stamp} {arrow} {e.kind:<12} {method:<28} id={msg_id:<6} {latency} {e.size:>8} B")
         return "\n".join(lines)

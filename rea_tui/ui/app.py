@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -84,6 +84,36 @@ class FormState:
         return self.values.setdefault(key, {})
 
 
+class MainScreen(Screen[None]):
+    """Prompts on the left, the form in the centre, workflow and evidence on the right."""
+
+    def __init__(self, ledger: EvidenceLedger, *, stable: bool) -> None:
+        super().__init__(id="main-screen")
+        self.ledger = ledger
+        self.stable = stable
+
+    def compose(self) -> ComposeResult:
+        yield ServerHeader(id="server-header")
+        yield Tabs(*(Tab(p.capitalize(), id=f"tab-{p}") for p in PANES), id="pane-tabs")
+        with Horizontal(id="main"):
+            yield ServerTree(id="sidebar")
+            yield ArgumentForm(id="form")
+            with Vertical(id="right"):
+                yield WorkflowView(id="workflow")
+                yield EvidencePane(self.ledger, stable=self.stable, id="evidence")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        app = self.app
+        if isinstance(app, ReaApp):
+            app.start_session()
+
+    def on_resize(self, event: events.Resize) -> None:
+        app = self.app
+        if isinstance(app, ReaApp):
+            app._apply_width(event.size.width)
+
+
 class ReaApp(App[int]):
     """The terminal MCP host."""
 
@@ -91,6 +121,7 @@ class ReaApp(App[int]):
     TITLE = "rea-tui"
     ENABLE_COMMAND_PALETTE = True
 
+    # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+r",
@@ -106,18 +137,18 @@ class ReaApp(App[int]):
             "ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"
         ),
         Binding(
-            "ctrl+k",
+            "ctrl+o",
             "completion_inspector",
             "Completions",
             id="completion-inspector",
             tooltip="Show every completion request and how the server answered",
         ),
         Binding(
-            "ctrl+e", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
+            "ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
         ),
         Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
         Binding(
-            "ctrl+x", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"
+            "ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"
         ),
         Binding(
             "f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"
@@ -143,44 +174,35 @@ class ReaApp(App[int]):
         self.pane = "form"
         self._calls: dict[str, asyncio.Task[Any]] = {}
         self.ledger.subscribe(self._ledger_changed)
+        self.main = MainScreen(self.ledger, stable=stable)
 
     # ------------------------------------------------------------ layout
 
-    def compose(self) -> ComposeResult:
-        yield ServerHeader(id="server-header")
-        yield Tabs(*(Tab(p.capitalize(), id=f"tab-{p}") for p in PANES), id="pane-tabs")
-        with Horizontal(id="main"):
-            yield ServerTree(id="sidebar")
-            yield ArgumentForm(id="form")
-            with Vertical(id="right"):
-                yield WorkflowView(id="workflow")
-                yield EvidencePane(self.ledger, stable=self.stable, id="evidence")
-        yield Footer()
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main
 
-    def on_mount(self) -> None:
-        tree = self.query_one(ServerTree)
+    def start_session(self) -> None:
+        """Once the main screen is up: list the servers and start connecting to each."""
+        tree = self.main.query_one(ServerTree)
         for spec in self.specs:
             tree.set_server(spec.name, "connecting")
         self._update_header()
         self._apply_width(self.size.width)
         # The tabs are for the mouse (f6 cycles panes from the keyboard); focus starts on the server list.
-        self.query_one("#pane-tabs", Tabs).can_focus = False
+        self.main.query_one("#pane-tabs", Tabs).can_focus = False
         tree.focus()
         for spec in self.specs:
             self.connect_server(spec.name)
 
-    def on_resize(self) -> None:
-        self._apply_width(self.size.width)
-
     def _apply_width(self, width: int) -> None:
         narrow = width < NARROW_WIDTH
-        self.screen.set_class(narrow, "-narrow")
+        self.main.set_class(narrow, "-narrow")
         for pane in PANES:
-            self.screen.set_class(pane == self.pane, f"-pane-{pane}")
+            self.main.set_class(pane == self.pane, f"-pane-{pane}")
 
     def show_pane(self, pane: str) -> None:
         self.pane = pane
-        tabs = self.query_one("#pane-tabs", Tabs)
+        tabs = self.main.query_one("#pane-tabs", Tabs)
         if tabs.active != f"tab-{pane}":
             tabs.active = f"tab-{pane}"
         self._apply_width(self.size.width)
@@ -201,7 +223,7 @@ class ReaApp(App[int]):
     async def connect_server(self, name: str) -> None:
         state = self.servers[name]
         state.status = "connecting"
-        self.query_one(ServerTree).set_server(name, "connecting")
+        self.main.query_one(ServerTree).set_server(name, "connecting")
         self._update_header()
         if state.hosted is None:
             # The SDK import (~0.5 s) happens off the event loop, after the first frame.
@@ -260,12 +282,12 @@ class ReaApp(App[int]):
         state.error = None
         hosted = state.hosted
         assert hosted is not None
-        tree = self.query_one(ServerTree)
+        tree = self.main.query_one(ServerTree)
         connection = hosted.connection
         tree.set_server(message.server, "ready", connection.protocol_version)
         tree.fill_server(message.server, hosted.catalogs)
         self._update_header()
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is None and message.server == self.active_server:
             self.call_later(self._show_placeholder)
 
@@ -274,7 +296,7 @@ class ReaApp(App[int]):
         error = message.error
         state.status = "exited" if getattr(error, "exit_code", None) is not None else "failed"
         state.error = error
-        self.query_one(ServerTree).set_server(message.server, state.status)
+        self.main.query_one(ServerTree).set_server(message.server, state.status)
         self._update_header()
         if message.server == self.active_server:
             await self._show_failure(state)
@@ -284,10 +306,10 @@ class ReaApp(App[int]):
         heading.append(" could not start" if state.status == "failed" else " exited", style="bold red")
         body = plain(state.error.describe() if state.error else "", 6_000)
         body.append("\n\nPress f5 to retry.", style="bold")
-        await self.query_one(ArgumentForm).clear(heading, body)
+        await self.main.query_one(ArgumentForm).clear(heading, body)
 
     async def _show_placeholder(self) -> None:
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is None:
             await form.clear(Text("Select a prompt on the left.", style="dim"))
 
@@ -296,7 +318,7 @@ class ReaApp(App[int]):
             self.connect_server(self.active_server)
 
     def _update_header(self) -> None:
-        header = self.query_one(ServerHeader)
+        header = self.main.query_one(ServerHeader)
         if self.active_server is None:
             return
         state = self.servers[self.active_server]
@@ -324,7 +346,7 @@ class ReaApp(App[int]):
             from rea_tui.host.errors import ServerExited
 
             state.error = ServerExited(event.message, event.exit_code, event.stderr_tail)
-            self.query_one(ServerTree).set_server(event.server, "exited", f"code {event.exit_code}")
+            self.main.query_one(ServerTree).set_server(event.server, "exited", f"code {event.exit_code}")
             self._update_header()
             notify_plain(
                 self,
@@ -355,13 +377,13 @@ class ReaApp(App[int]):
         except HostError as exc:
             notify_plain(self, exc.describe(), title="Refreshing the lists failed", severity="warning")
             return
-        self.query_one(ServerTree).fill_server(server, state.hosted.catalogs)
+        self.main.query_one(ServerTree).fill_server(server, state.hosted.catalogs)
         self._update_header()
         await self._refresh_form_definition(server)
 
     async def _refresh_form_definition(self, server: str) -> None:
         """After a list change, keep the selected prompt (and what was typed) if it still exists."""
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is None or form.target[1] != server:
             return
         kind, _, name = form.target
@@ -416,7 +438,7 @@ class ReaApp(App[int]):
         heading = join(Text("Prompt  ", style="dim"), plain_line(prompt.label, 100, style="bold"))
         if prompt.title:
             heading.append_text(plain_line(f"  ({prompt.name})", 100, style="dim"))
-        await self.query_one(ArgumentForm).show(
+        await self.main.query_one(ArgumentForm).show(
             "prompt",
             server,
             prompt.name,
@@ -432,7 +454,7 @@ class ReaApp(App[int]):
             Text("Resource template  ", style="dim"), plain_line(template.uri_template, 200, style="bold")
         )
         specs = [FieldSpec(v, v, "", True) for v in template.variables]
-        await self.query_one(ArgumentForm).show(
+        await self.main.query_one(ArgumentForm).show(
             "template",
             server,
             template.uri_template,
@@ -446,7 +468,7 @@ class ReaApp(App[int]):
     # ------------------------------------------------------------ completion
 
     def _completion_ref(self) -> tuple[HostedServer, CompletionRef] | None:
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is None:
             return None
         kind, server, name = form.target
@@ -462,7 +484,7 @@ class ReaApp(App[int]):
         hosted, ref = target
         value = field.value
         field.dropdown.expect(value)
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
 
         def deliver(page: CompletionPage | CompletionFailure) -> None:
             if not field.is_attached:
@@ -480,7 +502,7 @@ class ReaApp(App[int]):
     def _argument_changed(self, event: Input.Changed) -> None:
         assert isinstance(event.input, ArgumentInput)
         field = event.input.field
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is not None:
             self.forms.get(form.target)[field.spec.name] = event.value
         field.set_error(None)
@@ -489,7 +511,7 @@ class ReaApp(App[int]):
 
     def on_descendant_focus(self, event: Any) -> None:
         widget = event.widget
-        for other in self.query(ArgumentField):
+        for other in self.main.query(ArgumentField):
             if other.dropdown.is_open and (
                 not isinstance(widget, ArgumentInput) or widget.field is not other
             ):
@@ -503,7 +525,7 @@ class ReaApp(App[int]):
         with field.input.prevent(Input.Changed):
             field.input.value = sanitize(message.value, None)
             field.input.cursor_position = len(field.input.value)
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is not None:
             self.forms.get(form.target)[field.spec.name] = field.input.value
         field.set_error(None)
@@ -522,7 +544,7 @@ class ReaApp(App[int]):
         self.post_message(RenderRequested())
 
     def on_render_requested(self, _message: RenderRequested) -> None:
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         if form.target is None:
             return
         for argument in form.fields:
@@ -556,8 +578,8 @@ class ReaApp(App[int]):
         state = self.servers[server]
         if state.hosted is None:
             return
-        form = self.query_one(ArgumentForm)
-        view = self.query_one(WorkflowView)
+        form = self.main.query_one(ArgumentForm)
+        view = self.main.query_one(WorkflowView)
         form.set_message(Text("rendering…", style="dim"))
         try:
             workflow = await render_prompt(
@@ -580,7 +602,7 @@ class ReaApp(App[int]):
 
     def _mark_fields(self, error: Any) -> None:
         """Put each field diagnostic the server sent under the field it names."""
-        form = self.query_one(ArgumentForm)
+        form = self.main.query_one(ArgumentForm)
         names = [f.spec.name for f in form.fields]
         first: ArgumentField | None = None
         for diagnostic in getattr(error, "fields", []):
@@ -601,7 +623,7 @@ class ReaApp(App[int]):
     async def _entry_changed(self, entry: EvidenceEntry) -> None:
         # A call that just started is selected, so its progress shows.
         new = entry.outcome == "running" and entry.progress is None
-        for pane in self.query(EvidencePane):
+        for pane in self.main.query(EvidencePane):
             await pane.entry_changed(entry, select=new)
         if new:
             self.show_pane("evidence")
@@ -618,12 +640,12 @@ class ReaApp(App[int]):
         if state.hosted is None:
             return
         entry = await run_resource_read(state.hosted.connection, self.ledger, uri)
-        await self.query_one(EvidencePane).select(entry.id)
+        await self.main.query_one(EvidencePane).select(entry.id)
         self.show_pane("evidence")
 
     def action_focus_evidence(self) -> None:
         self.show_pane("evidence")
-        self.query_one("#evidence-filter", Input).focus()
+        self.main.query_one("#evidence-filter", Input).focus()
 
     # ------------------------------------------------------------ tools (the investigation loop)
 

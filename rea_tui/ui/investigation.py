@@ -28,12 +28,12 @@ def prompt_arguments(app: ReaApp, server: str) -> dict[str, str]:
     from rea_tui.ui.widgets.workflow_view import WorkflowView
 
     values: dict[str, str] = {}
-    view = app.query_one(WorkflowView)
+    view = app.main.query_one(WorkflowView)
     if view.workflow is not None and view.server == server:
         values.update(view.workflow.arguments)
     from rea_tui.ui.widgets.argument_form import ArgumentForm
 
-    form = app.query_one(ArgumentForm)
+    form = app.main.query_one(ArgumentForm)
     if form.target is not None and form.target[1] == server:
         values.update({k: v for k, v in form.values().items() if v})
     return values

@@ -33,14 +33,21 @@ async def test_context_arguments_narrow_the_values(sample: Connection) -> None:
     feed = CompletionFeed(sample)
     everywhere = await feed.complete(INVESTIGATE, "procedure", "re")
     assert everywhere.values == ("render_page",)
-    helper = await feed.complete(INVESTIGATE, "procedure", "", context_for("procedure", {"document": "Helper", "procedure": "x", "feature": ""}))
+    helper = await feed.complete(
+        INVESTIGATE,
+        "procedure",
+        "",
+        context_for("procedure", {"document": "Helper", "procedure": "x", "feature": ""}),
+    )
     assert helper.values == ("helper_main", "helper_sync", "render_page")
     sent = feed.log.records[-1]
     assert sent.context == {"document": "Helper"} and sent.outcome == "shown" and sent.count == 3
 
 
 async def test_total_and_has_more(sample: Connection) -> None:
-    page = await CompletionFeed(sample).complete(INVESTIGATE, "procedure", "search_", {"document": "libsearch"})
+    page = await CompletionFeed(sample).complete(
+        INVESTIGATE, "procedure", "search_", {"document": "libsearch"}
+    )
     assert len(page.values) == 100 and page.total == 250 and page.has_more and not page.warnings
     assert page.latency_ms > 0
 

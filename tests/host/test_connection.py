@@ -47,7 +47,9 @@ async def test_connects_on_both_generations_and_exposes_capabilities(protocol: s
 
 
 async def test_streamable_http(sample_http_url: str) -> None:
-    spec = ServerSpec(name="http", transport="http", url=sample_http_url, headers={"Authorization": "Bearer s3cr3t-token"})
+    spec = ServerSpec(
+        name="http", transport="http", url=sample_http_url, headers={"Authorization": "Bearer s3cr3t-token"}
+    )
     connection = await started(spec)
     try:
         assert connection.protocol_version == "2026-07-28"
@@ -60,10 +62,14 @@ async def test_streamable_http(sample_http_url: str) -> None:
 
 
 async def test_streamable_http_legacy(sample_http_url: str) -> None:
-    connection = await started(ServerSpec(name="http", transport="http", url=sample_http_url, protocol="legacy"))
+    connection = await started(
+        ServerSpec(name="http", transport="http", url=sample_http_url, protocol="legacy")
+    )
     try:
         assert connection.protocol_version == "2025-11-25"
-        assert (await connection.request("prompts/get", {"name": "review_code", "arguments": {"code": "x=1"}}))["messages"]
+        assert (
+            await connection.request("prompts/get", {"name": "review_code", "arguments": {"code": "x=1"}})
+        )["messages"]
     finally:
         await connection.close()
 
@@ -71,8 +77,10 @@ async def test_streamable_http_legacy(sample_http_url: str) -> None:
 async def test_timeout_cancels_the_request_on_the_wire() -> None:
     connection = await started(sample_spec("legacy"))
     try:
-        with pytest.raises(RequestTimedOut, match="timed out after 0.3 s"):
-            await connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}, timeout=0.3)
+        with pytest.raises(RequestTimedOut, match=r"timed out after 0\.3 s"):
+            await connection.request(
+                "tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}, timeout=0.3
+            )
         await wait_for_traffic(connection, "notifications/cancelled")
         sent = [e for e in connection.traffic.entries() if e.direction == "out"]
         assert sent[-1].method == "notifications/cancelled"
@@ -86,7 +94,9 @@ async def test_timeout_cancels_the_request_on_the_wire() -> None:
 async def test_caller_cancel_sends_notifications_cancelled() -> None:
     connection = await started(sample_spec("legacy"))
     try:
-        task = asyncio.create_task(connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}))
+        task = asyncio.create_task(
+            connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}})
+        )
         await asyncio.sleep(0.3)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -106,7 +116,9 @@ async def test_progress_notifications_reach_the_caller() -> None:
 
     try:
         await connection.request(
-            "tools/call", {"name": "slow_task", "arguments": {"seconds": 0.2, "steps": 2}}, on_progress=progress
+            "tools/call",
+            {"name": "slow_task", "arguments": {"seconds": 0.2, "steps": 2}},
+            on_progress=progress,
         )
         assert seen == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
     finally:
@@ -154,7 +166,9 @@ async def test_server_that_exits_while_starting_shows_stderr() -> None:
 
 
 async def test_connect_timeout() -> None:
-    spec = ServerSpec(name="sleeper", transport="stdio", command=sys.executable, args=("-c", "import time; time.sleep(30)"))
+    spec = ServerSpec(
+        name="sleeper", transport="stdio", command=sys.executable, args=("-c", "import time; time.sleep(30)")
+    )
     connection = Connection(spec, connect_timeout=0.5)
     with pytest.raises(RequestTimedOut, match="connect"):
         await connection.start()

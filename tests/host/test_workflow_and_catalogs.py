@@ -23,11 +23,15 @@ async def test_catalogs_and_workflow_with_every_block_kind() -> None:
         investigate = catalogs.prompts.get("investigate")
         assert investigate is not None
         assert [(a.name, a.required) for a in investigate.arguments] == [
-            ("feature", True), ("document", False), ("procedure", False),
+            ("feature", True),
+            ("document", False),
+            ("procedure", False),
         ]
         assert catalogs.tools.get("echo") is not None and catalogs.tools.get("echo").read_only  # type: ignore[union-attr]
         assert [t.variables for t in catalogs.templates.items] == [("document", "procedure")]
-        workflow = await render_prompt(connection, "investigate", {"feature": "search", "document": ""}, catalogs.tools.items)
+        workflow = await render_prompt(
+            connection, "investigate", {"feature": "search", "document": ""}, catalogs.tools.items
+        )
         assert workflow.arguments == {"feature": "search"}
         kinds = [type(b) for m in workflow.messages for b in m.blocks]
         assert kinds == [TextBlock, TextBlock, ResourceLinkBlock, EmbeddedResourceBlock, MediaBlock]
@@ -69,7 +73,9 @@ async def test_huge_payloads_arrive_whole() -> None:
     try:
         result = await connection.request("prompts/get", {"name": "odd", "arguments": {"thing": "a"}})
         assert len(result["messages"][0]["content"]["text"]) == 5_000_000
-        entry = [e for e in connection.traffic.entries() if e.method == "prompts/get" and e.direction == "in"][0]
+        entry = next(
+            e for e in connection.traffic.entries() if e.method == "prompts/get" and e.direction == "in"
+        )
         assert entry.size > 5_000_000 and len(entry.payload) < 300_000  # stored bounded
     finally:
         await connection.close()
@@ -83,7 +89,12 @@ async def test_tool_calls_become_evidence_with_schema_checks_and_progress() -> N
         await catalogs.refresh_all()
         ledger = EvidenceLedger()
         ok = await run_tool_call(
-            connection, ledger, "structured_info", {"name": "abc"}, tool=catalogs.tools.get("structured_info"), approval="test"
+            connection,
+            ledger,
+            "structured_info",
+            {"name": "abc"},
+            tool=catalogs.tools.get("structured_info"),
+            approval="test",
         )
         assert (ok.id, ok.outcome, ok.structured) == ("E1", "ok", {"name": "abc", "size": 3})
         assert ok.schema_check == "valid against the output schema"
@@ -92,7 +103,12 @@ async def test_tool_calls_become_evidence_with_schema_checks_and_progress() -> N
         bad = await run_tool_call(connection, ledger, "structured_info", {}, tool=lying, approval="test")
         assert bad.schema_check.startswith("invalid:") and "missing" in bad.schema_check
         slow = await run_tool_call(
-            connection, ledger, "slow_task", {"seconds": 0.2, "steps": 2}, tool=catalogs.tools.get("slow_task"), approval="test"
+            connection,
+            ledger,
+            "slow_task",
+            {"seconds": 0.2, "steps": 2},
+            tool=catalogs.tools.get("slow_task"),
+            approval="test",
         )
         assert slow.progress is not None and slow.progress.fraction == 1.0
         timed = await run_tool_call(
@@ -109,7 +125,9 @@ async def test_tool_calls_become_evidence_with_schema_checks_and_progress() -> N
         error = await run_tool_call(connection, ledger, "no_such_tool", {}, tool=None, approval="test")
         assert error.outcome in ("tool_error", "protocol_error")
         crashed = await run_tool_call(connection, ledger, "crash", {"code": 9}, tool=None, approval="test")
-        assert crashed.outcome == "server_exited" and crashed.exit_code == 9 and "code 9" in crashed.stderr_tail
+        assert (
+            crashed.outcome == "server_exited" and crashed.exit_code == 9 and "code 9" in crashed.stderr_tail
+        )
         assert ledger.ids() == ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
         assert [e.id for e in ledger.search("timed out")] == ["E4"]
     finally:

@@ -36,12 +36,18 @@ from textual.widgets import (
 )
 
 from rea_tui.host.connection import Connection
-from rea_tui.host.traffic import MAX_ENTRIES, TrafficEntry
+from rea_tui.host.traffic import TrafficEntry
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain, plain_line
 
 DETAIL_LIMIT = 64_000
 STDERR_REFRESH_SECONDS = 1.0
+# A DataTable measures every cell it is given, so the table holds the newest
+# matching messages only (the log itself keeps 5,000); live rows may run
+# TABLE_SLACK over before the table is rebuilt from the log in one go.
+TABLE_ROWS = 1_000
+TABLE_SLACK = 200
+FILTER_DELAY_SECONDS = 0.15
 
 _DIRECTIONS: dict[str, str] = {"out": "→ out", "in": "← in", "info": "• info"}
 _DIRECTION_STYLES: dict[str, str] = {"out": "cyan", "in": "green", "info": "dim"}
@@ -142,6 +148,8 @@ class ProtocolLogScreen(Screen[None]):
         self._filter = ""
         self._stderr_seen: int | None = None
         self._stderr_timer: Timer | None = None
+        self._filter_timer: Timer | None = None
+        self._matching_count = 0
 
     # ------------------------------------------------------------ layout
 
@@ -236,24 +244,18 @@ class ProtocolLogScreen(Screen[None]):
                 key = str(entry.seq)
                 table.add_row(*traffic_row(entry, stable=self.stable), key=key)
                 self._shown[key] = entry
+                self._matching_count += 1
                 added = True
         if not added:
+            self._update_count()
             return
-        self._trim(table)
+        if table.row_count > TABLE_ROWS + TABLE_SLACK:
+            self._rebuild(follow=following)
+            return
         if following:
             table.move_cursor(row=table.row_count - 1, animate=False)
         self._show_cursor_entry()
         self._update_count()
-
-    def _trim(self, table: DataTable[Text]) -> None:
-        """Keep the table no longer than the traffic log itself."""
-        excess = table.row_count - MAX_ENTRIES
-        if excess <= 0:
-            return
-        for row in table.ordered_rows[:excess]:
-            if row.key.value is not None:
-                self._shown.pop(row.key.value, None)
-            table.remove_row(row.key)
 
     # ------------------------------------------------------------ table
 
@@ -277,11 +279,12 @@ class ProtocolLogScreen(Screen[None]):
         self._pending.clear()
         connection = self._connection
         entries = connection.traffic.entries() if connection is not None else []
-        for entry in entries:
-            if self._matches(entry):
-                key = str(entry.seq)
-                table.add_row(*traffic_row(entry, stable=self.stable), key=key)
-                self._shown[key] = entry
+        matching = [entry for entry in entries if self._matches(entry)]
+        self._matching_count = len(matching)
+        for entry in matching[-TABLE_ROWS:]:
+            key = str(entry.seq)
+            table.add_row(*traffic_row(entry, stable=self.stable), key=key)
+            self._shown[key] = entry
         if table.row_count:
             if keep is not None and keep in self._shown and not was_last:
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
@@ -293,8 +296,11 @@ class ProtocolLogScreen(Screen[None]):
     def _update_count(self) -> None:
         connection = self._connection
         total = len(connection.traffic) if connection is not None else 0
+        matching = min(self._matching_count, total)
+        text = f"{matching:,} of {total:,} messages" if self._filter else f"{total:,} messages"
         shown = self._table().row_count
-        text = f"{shown:,} of {total:,} messages" if self._filter else f"{total:,} messages"
+        if shown < matching:
+            text += f", newest {shown:,} listed"
         self.query_one("#traffic-count", Static).update(Text(text, style="dim"))
 
     def _show_cursor_entry(self) -> None:
@@ -311,13 +317,25 @@ class ProtocolLogScreen(Screen[None]):
         self._show_cursor_entry()
 
     @on(Input.Changed, "#traffic-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self._filter = event.value.strip().casefold()
-        self._rebuild(follow=False)
+    def _filter_changed(self) -> None:
+        """Apply the filter once typing pauses (rebuilding a long table takes a moment)."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY_SECONDS, self._apply_filter)
 
     @on(Input.Submitted, "#traffic-filter")
     def _filter_submitted(self) -> None:
+        self._apply_filter()
         self._table().focus()
+
+    def _apply_filter(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        text = self.query_one("#traffic-filter", Input).value.strip().casefold()
+        if text != self._filter:
+            self._filter = text
+            self._rebuild(follow=False)
 
     @on(Select.Changed, "#server-select")
     def _server_selected(self, event: Select.Changed) -> None:

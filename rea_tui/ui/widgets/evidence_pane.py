@@ -159,7 +159,7 @@ class EvidenceDetail(VerticalScroll):
         if entry.outcome == "running":
             widgets.append(ProgressBar(total=None, show_eta=False, classes="evidence-progress"))
             widgets.append(Static("", classes="progress-message"))
-            widgets.append(Static(Text("ctrl+x cancels the call", style="dim")))
+            widgets.append(Static(Text("ctrl+b cancels the call", style="dim")))
         if entry.narrowing is not None:
             question = entry.narrowing
             text = Text(f"The server asks ({question.reason}): ", style="bold magenta")

@@ -67,7 +67,9 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
         card.compose_add_child(Static(plain(f"{block.mime_type}, {size_text(block.size_bytes)} (not shown)")))
     elif isinstance(block, ResourceLinkBlock):
         card.border_title = "resource link"
-        body = join(Text(), plain_line(block.uri, 300, style="underline"), Text("  "), plain_line(block.name, 100))
+        body = join(
+            Text(), plain_line(block.uri, 300, style="underline"), Text("  "), plain_line(block.name, 100)
+        )
         if block.description:
             body.append("\n")
             body.append_text(plain(block.description, 500))
@@ -89,8 +91,8 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
     return card
 
 
-class WorkflowView(VerticalScroll):
-    """Top right: the rendered workflow."""
+class WorkflowView(Vertical):
+    """Top right: the rendered workflow; the steps stay in view under the scrolling messages."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -99,8 +101,9 @@ class WorkflowView(VerticalScroll):
         self.border_title = "Workflow"
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
-        yield Vertical(id="workflow-messages")
+        with VerticalScroll(id="workflow-scroll"):
+            yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
+            yield Vertical(id="workflow-messages")
         yield Static("", id="workflow-steps-title")
         yield ListView(id="workflow-steps")
 
@@ -141,7 +144,7 @@ class WorkflowView(VerticalScroll):
         await steps.extend(
             [StepItem(server, s.tool, n, s.description) for n, s in enumerate(workflow.steps, 1)]
         )
-        self.scroll_home(animate=False)
+        self.query_one("#workflow-scroll", VerticalScroll).scroll_home(animate=False)
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:
         item = event.item

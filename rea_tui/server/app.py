@@ -1,0 +1,392 @@
+"""The lowlevel MCP server: handlers, middleware and change notifications.
+
+Serves both protocol generations the SDK supports: the legacy `initialize`
+handshake (server-to-client elicitation, list_changed notifications on the
+connection) and 2026-07-28 (`server/discover`, elicitation through
+`InputRequiredResult`, list changes on `subscriptions/listen` streams).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import quote as url_quote
+from urllib.parse import unquote
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourceUpdated,
+)
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from rea_tui.server.catalog import TOOLS, TOOLS_BY_NAME
+from rea_tui.server.completion import CompletionEngine, Family
+from rea_tui.server.errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.limits import MAX_VALUE_CHARS
+from rea_tui.server.prompts import PROMPTS, PROMPTS_BY_NAME, description, render
+from rea_tui.server.resolver import Narrowing
+from rea_tui.server.session import Session
+from rea_tui.server.text import to_json
+from rea_tui.server.tools import CallContext, Evidence, Failure, NeedsInput, Plain, ToolRunner
+
+SERVER_NAME = "rea-reference-server"
+SERVER_VERSION = "0.1.0"
+SESSION_URI = "rea://session"
+PROCEDURE_TEMPLATE = "rea://documents/{document}/procedures/{procedure}"
+EVIDENCE_TEMPLATE = "rea://evidence/{evidence}"
+
+_PROCEDURE_URI = re.compile(r"^rea://documents/([^/]+)/procedures/([^/]+)$")
+_EVIDENCE_URI = re.compile(r"^rea://evidence/([^/]+)$")
+
+TEMPLATE_FAMILIES: dict[str, dict[str, Family]] = {
+    PROCEDURE_TEMPLATE: {"document": "document", "procedure": "procedure"},
+    EVIDENCE_TEMPLATE: {"evidence": "evidence"},
+}
+
+INSTRUCTIONS = (
+    "Reference REA server. Guided prompts render optional tool starting points; completion offers "
+    "identifiers from the live session only (an empty list does not mean the target has no procedures). "
+    "Name-taking tools answer with {reason, ask_user, candidates, scoped_by, argument} when a name is "
+    "missing, unknown or ambiguous: ask the user and call again with the value pinned."
+)
+
+
+def procedure_uri(document: str, procedure: str) -> str:
+    return f"rea://documents/{url_quote(document, safe='')}/procedures/{url_quote(procedure, safe='')}"
+
+
+def _is_modern(ctx: ServerRequestContext[Any, Any]) -> bool:
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def _can_elicit_form(ctx: ServerRequestContext[Any, Any]) -> bool:
+    caps = ctx.session.client_capabilities
+    elicitation = caps.elicitation if caps is not None else None
+    # A bare `elicitation: {}` (before modes existed) counts as form support; url-only does not.
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+class _Server(Server[Any]):
+    """Advertises `listChanged` for prompts and tools on every transport.
+
+    The streamable-HTTP session manager builds initialization options itself
+    (without notification options), so the defaults live here.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(prompts_changed=True, tools_changed=True)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
+class ReaServer:
+    """Owns the session and answers every MCP request against it."""
+
+    def __init__(self, session: Session, *, fault_injection: bool = False) -> None:
+        self.session = session
+        self.tools = ToolRunner(session)
+        self.completion = CompletionEngine(session)
+        self.bus = InMemorySubscriptionBus()
+        self.server: Server[Any] = _Server(
+            SERVER_NAME,
+            version=SERVER_VERSION,
+            title="REA reference server",
+            description="Guided reverse-engineering prompts and session-aware completion over real binaries.",
+            instructions=INSTRUCTIONS,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
+            on_completion=self.complete,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
+            on_read_resource=self.read_resource,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+        self.server.middleware = [
+            *self.server.middleware,
+            ErrorMapping(),
+            # Seals the requestState of multi-round-trip results; the client echoes it back verbatim.
+            RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME),
+        ]
+        if fault_injection:
+            # Test hook: a method that fails unexpectedly, to prove the -32603 mapping.
+            self.server.add_request_handler("rea/fault", types.RequestParams, self._fault)
+
+    def initialization_options(self) -> InitializationOptions:
+        return self.server.create_initialization_options()
+
+    async def _fault(
+        self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams
+    ) -> types.EmptyResult:
+        raise RuntimeError("injected fault")
+
+    # -- change notifications -----------------------------------------------------------------
+
+    async def target_changed(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """Prompt descriptions name the active target, so every switch updates the prompt list."""
+        await self.bus.publish(PromptsListChanged())
+        await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
+        if not _is_modern(ctx):
+            try:
+                await ctx.session.send_prompt_list_changed()
+            except Exception:  # advisory: a dropped stream must not fail the tool call
+                logger.debug("could not send prompts/list_changed", exc_info=True)
+
+    # -- prompts ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _no_cursor(params: types.PaginatedRequestParams | None) -> None:
+        if params is not None and params.cursor is not None:
+            raise InvalidParams(
+                [field_error("cursor", "this server returns everything in one page; omit cursor")]
+            )
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        self._no_cursor(params)
+        prompts = [
+            types.Prompt(
+                name=spec.name,
+                title=spec.title,
+                description=description(spec, self.session),
+                arguments=[
+                    types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                    for a in spec.arguments
+                ],
+            )
+            for spec in PROMPTS
+        ]
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        spec = PROMPTS_BY_NAME.get(params.name)
+        if spec is None:
+            raise InvalidParams(
+                [field_error("name", f"unknown prompt; available: {', '.join(p.name for p in PROMPTS)}")]
+            )
+        args = {k: v for k, v in (params.arguments or {}).items()}
+        errors: list[FieldError] = []
+        for key, value in args.items():
+            if spec.argument(key) is None:
+                errors.append(field_error(f"arguments.{key}", "unknown argument for this prompt"))
+            elif len(value) > MAX_VALUE_CHARS:
+                errors.append(field_error(f"arguments.{key}", f"longer than {MAX_VALUE_CHARS} characters"))
+        for arg in spec.arguments:
+            if arg.required and not args.get(arg.name, "").strip():
+                errors.append(field_error(f"arguments.{arg.name}", "required"))
+        if errors:
+            raise InvalidParams(errors)
+        text = render(spec, args, self.session, [t.name for t in TOOLS])
+        return types.GetPromptResult(
+            description=description(spec, self.session),
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )
+
+    # -- completion ---------------------------------------------------------------------------------
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        errors: list[FieldError] = []
+        if len(params.argument.value) > MAX_VALUE_CHARS:
+            errors.append(field_error("argument.value", f"longer than {MAX_VALUE_CHARS} characters"))
+        context = dict(params.context.arguments or {}) if params.context else {}
+        for key, value in context.items():
+            if len(value) > MAX_VALUE_CHARS:
+                errors.append(
+                    field_error(f"context.arguments.{key}", f"longer than {MAX_VALUE_CHARS} characters")
+                )
+        family: Family | None = None
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            spec = PROMPTS_BY_NAME.get(ref.name)
+            if spec is None:
+                errors.append(field_error("ref.name", "unknown prompt"))
+            else:
+                arg = spec.argument(params.argument.name)
+                if arg is None:
+                    errors.append(field_error("argument.name", f"prompt {spec.name} has no such argument"))
+                else:
+                    family = arg.family
+        else:
+            variables = TEMPLATE_FAMILIES.get(ref.uri)
+            if variables is None:
+                errors.append(field_error("ref.uri", "unknown resource template"))
+            elif params.argument.name not in variables:
+                errors.append(field_error("argument.name", "the template has no such variable"))
+            else:
+                family = variables[params.argument.name]
+        if errors:
+            raise InvalidParams(errors)
+        page = self.completion.complete(family, params.argument.value, context)
+        return types.CompleteResult(
+            completion=types.Completion(values=page.values, total=page.total, has_more=page.has_more)
+        )
+
+    # -- tools -------------------------------------------------------------------------------------
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        self._no_cursor(params)
+        return types.ListToolsResult(tools=[t.to_tool() for t in TOOLS])
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        if params.name not in TOOLS_BY_NAME:
+            raise InvalidParams([field_error("name", f"unknown tool; available: {', '.join(TOOLS_BY_NAME)}")])
+        arguments = dict(params.arguments or {})
+
+        async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
+            try:
+                return await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+            except MCPError:
+                logger.info("elicitation failed", exc_info=True)
+                return None
+
+        async def progress(done: float, total: float, message: str) -> None:
+            try:
+                await ctx.session.report_progress(done, total, message)
+            except Exception:  # advisory: progress must never fail the call
+                logger.debug("progress notification dropped", exc_info=True)
+
+        call = CallContext(
+            modern=_is_modern(ctx),
+            elicit=elicit,
+            progress=progress,
+            input_responses=dict(params.input_responses) if params.input_responses else None,
+            request_state=params.request_state,
+            can_elicit=_can_elicit_form(ctx),
+        )
+        outcome, changed = await self.tools.call(params.name, arguments, call)
+        if changed:
+            await self.target_changed(ctx)
+        if isinstance(outcome, NeedsInput):
+            return outcome.result
+        if isinstance(outcome, Failure):
+            return types.CallToolResult(content=[types.TextContent(text=outcome.message)], is_error=True)
+        if isinstance(outcome, Narrowing):
+            structured = outcome.reply()
+        elif isinstance(outcome, Evidence):
+            evidence = self.session.ledger.retain(
+                params.name, arguments, self.session.target_path, outcome.payload
+            )
+            structured = {"evidence_id": evidence, **outcome.payload}
+        else:
+            assert isinstance(outcome, Plain)
+            structured = outcome.payload
+        return types.CallToolResult(
+            content=[types.TextContent(text=to_json(structured))], structured_content=structured
+        )
+
+    # -- resources ------------------------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        self._no_cursor(params)
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=SESSION_URI,
+                    name="session",
+                    title="REA session",
+                    description="The active target, its documents and providers, and ledger counts.",
+                    mime_type="application/json",
+                )
+            ]
+        )
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        self._no_cursor(params)
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=PROCEDURE_TEMPLATE,
+                    name="procedure",
+                    title="Procedure inspection",
+                    description="Inspection of one procedure of a document (variables complete).",
+                    mime_type="application/json",
+                ),
+                types.ResourceTemplate(
+                    uri_template=EVIDENCE_TEMPLATE,
+                    name="evidence",
+                    title="Retained evidence",
+                    description="A retained tool result by evidence ID (the variable completes).",
+                    mime_type="application/json",
+                ),
+            ]
+        )
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = params.uri
+        data: Any
+        if uri == SESSION_URI:
+            data = self.session.describe()
+        elif (m := _EVIDENCE_URI.match(uri)) is not None:
+            entry = self.session.ledger.get(unquote(m.group(1)))
+            if entry is None:
+                raise InvalidParams([field_error("uri", "no such evidence in this session")])
+            data = {
+                "evidence_id": entry.id,
+                "operation": entry.operation,
+                "arguments": entry.arguments,
+                "target": entry.target,
+                "result": entry.result,
+            }
+        elif (m := _PROCEDURE_URI.match(uri)) is not None:
+            args = {"document": unquote(m.group(1)), "procedure": unquote(m.group(2))}
+            outcome = await self.tools.inspect_procedure(args, _NO_CALL)
+            if isinstance(outcome, Narrowing):
+                raise InvalidParams([field_error("uri", outcome.ask_user)])
+            if isinstance(outcome, Failure):
+                raise InvalidParams([field_error("uri", outcome.message)])
+            assert isinstance(outcome, Evidence)
+            data = outcome.payload
+        else:
+            raise InvalidParams([field_error("uri", "unknown resource")])
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))
+            ]
+        )
+
+
+async def _no_elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
+    return None
+
+
+async def _no_progress(done: float, total: float, message: str) -> None:
+    return None
+
+
+_NO_CALL = CallContext(
+    modern=False,
+    elicit=_no_elicit,
+    progress=_no_progress,
+    input_responses=None,
+    request_state=None,
+    can_elicit=False,
+)

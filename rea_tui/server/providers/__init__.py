@@ -1,0 +1,1 @@
+"""Analysis providers: where documents and procedure inventories come from."""

@@ -1,0 +1,319 @@
+"""Real documents: LIEF reads ELF, Mach-O and PE; capstone disassembles.
+
+A procedure is a function address together with every name the binary gives
+it (static and dynamic symbols, exports, function starts). Parsing happens once
+when a target opens; completion and tools only read the resulting inventory.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import lief
+
+from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.text import hex_address
+
+# LIEF logs parse warnings itself; the server's stdout is the JSON-RPC channel
+# and its stderr is a log pane, so silence it and report errors ourselves.
+lief.logging.disable()
+
+_MAGICS: tuple[tuple[bytes, str], ...] = (
+    (b"\x7fELF", "ELF"),
+    (b"\xfe\xed\xfa\xce", "MachO"),
+    (b"\xfe\xed\xfa\xcf", "MachO"),
+    (b"\xce\xfa\xed\xfe", "MachO"),
+    (b"\xcf\xfa\xed\xfe", "MachO"),
+    (b"\xca\xfe\xba\xbe", "MachO"),
+    (b"MZ", "PE"),
+)
+
+
+def sniff_format(path: str) -> str | None:
+    """The executable format of `path` from its magic bytes, or None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return None
+    for magic, fmt in _MAGICS:
+        if head.startswith(magic):
+            return fmt
+    return None
+
+
+def clean_name(name: str) -> str:
+    """Names must encode as UTF-8 on the wire; LIEF may hand back lone surrogates."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
+
+
+@dataclass(slots=True)
+class _ExecRange:
+    start: int
+    end: int
+
+    def __contains__(self, address: object) -> bool:
+        return isinstance(address, int) and self.start <= address < self.end
+
+
+class LiefDocument:
+    """One parsed binary: its inventory, its layout and byte access for disassembly."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.format = sniff_format(path) or "unknown"
+        self.arch = "unknown"
+        self.bits = 0
+        self.error: str | None = None
+        self._binary: Any = None
+        self._kind = "unknown"
+        self.libraries: list[str] = []
+        """Shared libraries this binary links against (DT_NEEDED, load commands, imports)."""
+        self.interpreter: str | None = None
+        self.inventory = DocumentInventory(records=[])
+        binary: Any
+        try:
+            binary = lief.parse(path)
+        except Exception as exc:  # LIEF raises assorted native errors on hostile input
+            binary = None
+            self.error = f"LIEF could not parse {os.path.basename(path)}: {type(exc).__name__}"
+        if binary is None:
+            self.error = self.error or f"LIEF could not parse {os.path.basename(path)}"
+            self.inventory = DocumentInventory(records=[], error=self.error)
+            return
+        self._binary = binary
+        self._kind = _kind(binary)
+        header = binary.abstract.header
+        self.arch = str(header.architecture).rsplit(".", 1)[-1]
+        self.bits = 64 if header.is_64 else 32
+        self.format = {"MACHO": "MachO"}.get(str(binary.format).rsplit(".", 1)[-1], self.format)
+        libraries: list[Any] = list(binary.libraries)
+        self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
+        if self._kind == "ELF" and binary.has_interpreter:
+            self.interpreter = clean_name(binary.interpreter)
+        self.inventory = DocumentInventory(records=self._collect_procedures(binary))
+
+    # -- inventory --------------------------------------------------------------
+
+    def _imagebase(self, binary: Any) -> int:
+        return int(binary.imagebase) if self._kind == "PE" else 0
+
+    def _exec_ranges(self, binary: Any) -> list[_ExecRange]:
+        ranges: list[_ExecRange] = []
+        segments: list[Any] = list(binary.segments) if self._kind in ("ELF", "MachO") else []
+        if self._kind == "ELF":
+            for seg in segments:
+                if seg.type == lief.ELF.Segment.TYPE.LOAD and seg.has(lief.ELF.Segment.FLAGS.X):
+                    ranges.append(_ExecRange(seg.virtual_address, seg.virtual_address + seg.virtual_size))
+        elif self._kind == "MachO":
+            for seg in segments:
+                if seg.init_protection & 4:
+                    ranges.append(_ExecRange(seg.virtual_address, seg.virtual_address + seg.virtual_size))
+        elif self._kind == "PE":
+            base = self._imagebase(binary)
+            sections: list[Any] = list(binary.sections)
+            for sec in sections:
+                if sec.has_characteristic(lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE):
+                    start = base + sec.virtual_address
+                    ranges.append(_ExecRange(start, start + max(sec.virtual_size, sec.size)))
+        return ranges
+
+    def _collect_procedures(self, binary: Any) -> list[ProcedureRecord]:
+        names: dict[int, set[str]] = defaultdict(set)
+        sizes: dict[int, int] = {}
+        base = self._imagebase(binary)
+        ranges = self._exec_ranges(binary)
+
+        def executable(address: int) -> bool:
+            return any(address in r for r in ranges) if ranges else True
+
+        for fn in binary.functions:
+            address = int(fn.address)
+            if base and address < base:
+                address += base
+            if address <= 0 or not executable(address):
+                continue
+            bucket = names[address]
+            if fn.name:
+                bucket.add(clean_name(fn.name))
+            if fn.size:
+                sizes.setdefault(address, int(fn.size))
+        symbols: list[Any] = list(binary.symbols) if self._kind in ("ELF", "MachO") else []
+        if self._kind == "ELF":
+            func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
+            for sym in symbols:
+                if sym.type in func_types and sym.value and sym.shndx != 0 and sym.name:
+                    address = int(sym.value)
+                    names[address].add(clean_name(sym.name))
+                    if sym.size:
+                        sizes.setdefault(address, int(sym.size))
+        elif self._kind == "MachO":
+            for sym in symbols:
+                if sym.name and sym.value and executable(int(sym.value)):
+                    names[int(sym.value)].add(clean_name(sym.name))
+        elif self._kind == "PE":
+            exported: list[Any] = list(binary.exported_functions)
+            for fn in exported:
+                address = int(fn.address)
+                if address < base:
+                    address += base
+                if fn.name and executable(address):
+                    names[address].add(clean_name(fn.name))
+        return [
+            ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a))
+            for a in sorted(names)
+        ]
+
+    # -- bytes and layout ----------------------------------------------------------
+
+    def read(self, address: int, size: int) -> bytes:
+        if self._binary is None:
+            return b""
+        try:
+            return bytes(self._binary.get_content_from_virtual_address(address, size))
+        except Exception:  # unmapped or out-of-file addresses
+            return b""
+
+    def layout(self) -> dict[str, Any]:
+        binary = self._binary
+        if binary is None:
+            return {"format": self.format, "error": self.error}
+        base = self._imagebase(binary)
+        sections: list[dict[str, Any]] = []
+        raw_sections: list[Any] = list(binary.sections)[:256]
+        for sec in raw_sections:
+            entry: dict[str, Any] = {
+                "name": clean_name(sec.name),
+                "address": hex_address(base + int(sec.virtual_address)),
+                "size": int(sec.size),
+                "offset": int(sec.offset),
+            }
+            entropy = float(sec.entropy) if sec.size else 0.0
+            entry["entropy"] = round(entropy, 3) if math.isfinite(entropy) else None
+            entry["flags"] = _section_flags(self._kind, sec)
+            sections.append(entry)
+        segments: list[dict[str, Any]] = []
+        if self._kind in ("ELF", "MachO"):
+            raw_segments: list[Any] = list(binary.segments)[:128]
+            for seg in raw_segments:
+                name = seg.name if self._kind == "MachO" else str(seg.type).rsplit(".", 1)[-1]
+                segments.append(
+                    {
+                        "name": clean_name(name),
+                        "address": hex_address(int(seg.virtual_address)),
+                        "size": int(seg.virtual_size),
+                        "flags": _segment_flags(self._kind, seg),
+                    }
+                )
+        libraries = self.libraries[:256]
+        return {
+            "format": self.format,
+            "arch": self.arch,
+            "bits": self.bits,
+            "entrypoint": hex_address(int(binary.entrypoint)),
+            "imagebase": hex_address(int(binary.imagebase)),
+            "pie": bool(binary.is_pie),
+            "nx": bool(binary.has_nx),
+            "sections": sections,
+            "segments": segments,
+            "libraries": libraries,
+            "procedure_count": len(self.inventory.records),
+        }
+
+    def disassembly_target(self) -> tuple[int, int] | None:
+        return capstone_mode(self.arch, self.bits)
+
+
+def _kind(binary: Any) -> str:
+    if isinstance(binary, lief.ELF.Binary):
+        return "ELF"
+    if isinstance(binary, lief.MachO.Binary):
+        return "MachO"
+    if isinstance(binary, lief.PE.Binary):
+        return "PE"
+    return "unknown"
+
+
+def _section_flags(kind: str, sec: Any) -> list[str]:
+    flags: list[str] = []
+    if kind == "ELF":
+        if sec.has(lief.ELF.Section.FLAGS.ALLOC):
+            flags.append("alloc")
+        if sec.has(lief.ELF.Section.FLAGS.WRITE):
+            flags.append("write")
+        if sec.has(lief.ELF.Section.FLAGS.EXECINSTR):
+            flags.append("exec")
+    elif kind == "PE":
+        chars = lief.PE.Section.CHARACTERISTICS
+        for flag, label in (
+            (chars.MEM_READ, "read"),
+            (chars.MEM_WRITE, "write"),
+            (chars.MEM_EXECUTE, "exec"),
+        ):
+            if sec.has_characteristic(flag):
+                flags.append(label)
+    elif kind == "MachO":
+        segment = getattr(sec, "segment_name", "")
+        if segment:
+            flags.append(f"segment:{segment}")
+    return flags
+
+
+def _segment_flags(kind: str, seg: Any) -> list[str]:
+    if kind == "ELF":
+        pairs = (
+            (lief.ELF.Segment.FLAGS.R, "read"),
+            (lief.ELF.Segment.FLAGS.W, "write"),
+            (lief.ELF.Segment.FLAGS.X, "exec"),
+        )
+        return [label for flag, label in pairs if seg.has(flag)]
+    prot = int(seg.init_protection)
+    return [label for bit, label in ((1, "read"), (2, "write"), (4, "exec")) if prot & bit]
+
+
+def capstone_mode(arch: str, bits: int) -> tuple[int, int] | None:
+    """(capstone arch, mode) for a LIEF architecture name, or None when unsupported."""
+    import capstone
+
+    if arch == "X86_64":
+        return capstone.CS_ARCH_X86, capstone.CS_MODE_64
+    if arch == "X86":
+        return capstone.CS_ARCH_X86, capstone.CS_MODE_32
+    if arch == "ARM64":
+        return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+    if arch == "ARM":
+        return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
+    if arch == "RISCV":
+        return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
+    return None
+
+
+def disassemble(
+    target: tuple[int, int], code: bytes, address: int, max_instructions: int
+) -> list[dict[str, Any]]:
+    """Decode at most `max_instructions` instructions of `code` placed at `address`."""
+    import capstone
+
+    md = capstone.Cs(*target)
+    md.detail = False
+    out: list[dict[str, Any]] = []
+    for insn in md.disasm(code, address):
+        out.append(
+            {
+                "address": hex_address(insn.address),
+                "bytes": bytes(insn.bytes).hex(),
+                "mnemonic": insn.mnemonic,
+                "operands": insn.op_str,
+            }
+        )
+        if len(out) >= max_instructions:
+            break
+    return out

@@ -1,0 +1,156 @@
+"""A real reference server process and one task that owns its client connection.
+
+`mcp.Client` must be entered and exited in the same task, while module-scoped
+fixtures set up and tear down in different ones; so a background task owns the
+connection and tests call the client from their own tasks on the same loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ClientRequestContext
+from pydantic import ConfigDict
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class RawRequest(types.Request[dict[str, Any] | None, str]):
+    """Any method with any params, for sending deliberately schema-invalid requests."""
+
+    method: str
+    params: dict[str, Any] | None = None
+
+
+class AnyResult(types.Result):
+    model_config = ConfigDict(extra="allow")
+
+
+def fold(value: str) -> str:
+    """The test's own NFKC + casefold, independent of the server's implementation."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+
+
+class LiveServer:
+    """`python -m rea_tui.server ARGS` over stdio, connected in `mode`."""
+
+    def __init__(self, *args: str, mode: str = "legacy", elicit: bool = True) -> None:
+        self.args = list(args)
+        self.mode = mode
+        self.elicit = elicit
+        self.elicit_answer: types.ElicitResult = types.ElicitResult(action="decline")
+        self.elicited: list[Any] = []
+        self.notifications: list[Any] = []
+        self._client: Client | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def client(self) -> Client:
+        assert self._client is not None, "server not started"
+        return self._client
+
+    async def _on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        self.elicited.append(params)
+        return self.elicit_answer
+
+    async def _on_message(self, message: Any) -> None:
+        self.notifications.append(getattr(message, "root", message))
+
+    async def _own(self) -> None:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "rea_tui.server", *self.args], cwd=str(REPO)
+        )
+        try:
+            async with Client(
+                params,
+                mode=self.mode,
+                cache=None,
+                elicitation_callback=self._on_elicit if self.elicit else None,
+                message_handler=self._on_message,
+                read_timeout_seconds=60,
+            ) as client:
+                self._client = client
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            raise
+
+    async def start(self) -> LiveServer:
+        self._task = asyncio.create_task(self._own())
+        await self._ready.wait()
+        if self._error is not None:
+            raise RuntimeError(f"server {self.args} failed to start") from self._error
+        return self
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    # -- conveniences ---------------------------------------------------------------------
+
+    async def raw(self, method: str, params: dict[str, Any] | None) -> AnyResult:
+        return await self.client.session.send_request(RawRequest(method=method, params=params), AnyResult)
+
+    async def complete(
+        self,
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+        prompt: str = "investigate_feature",
+    ) -> types.Completion:
+        result = await self.client.complete(
+            types.PromptReference(name=prompt), {"name": argument, "value": value}, context
+        )
+        return result.completion
+
+    async def tool(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        return await self.client.call_tool(name, arguments or {})
+
+    async def structured(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = await self.tool(name, arguments)
+        assert not result.is_error, result.content
+        assert isinstance(result.structured_content, dict)
+        return result.structured_content
+
+    async def all_procedures(self, document: str) -> list[dict[str, Any]]:
+        """Every procedure of `document`, paged through the list_procedures tool."""
+        out: list[dict[str, Any]] = []
+        offset: int | None = 0
+        while offset is not None:
+            page = await self.structured(
+                "list_procedures", {"document": document, "offset": offset, "limit": 500}
+            )
+            out.extend(page["procedures"])
+            offset = page["next_offset"]
+        return out
+
+
+def expected_procedure_values(procedures: list[dict[str, Any]], exhaustive: bool = True) -> set[str]:
+    """The seeds' rule, computed independently: all addresses; names only when unique by address."""
+    addresses: dict[str, set[str]] = {}
+    for proc in procedures:
+        for name in proc["names"]:
+            addresses.setdefault(name, set()).add(proc["address"])
+    values = {p["address"] for p in procedures}
+    if exhaustive:
+        values |= {name for name, where in addresses.items() if len(where) == 1}
+    return {v for v in values if len(v) <= 4096}
+
+
+def matching(values: set[str], prefix: str) -> list[str]:
+    key = fold(prefix)
+    return sorted(v for v in values if fold(v).startswith(key))
