@@ -18,9 +18,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-import mcp_types as types
-from mcp import Client
-from mcp.shared.exceptions import MCPError
 
 from rea_tui import __version__
 from rea_tui.host.config import ServerSpec
@@ -52,7 +49,10 @@ from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import StderrBuffer, StdioProcess, http_transport
 
 if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp import Client
     from mcp.client.session import ClientRequestContext
+    from mcp.shared.exceptions import MCPError
 
 # The SDK logs protocol faults through `logging`; in a TUI nothing may reach
 # the terminal, and the traffic log already shows what happened.
@@ -67,11 +67,19 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
 MODERN_VERSION = "2026-07-28"
 
-_LIST_CHANGED: dict[type[Any], ListKind] = {
-    types.PromptListChangedNotification: "prompts",
-    types.ToolListChangedNotification: "tools",
-    types.ResourceListChangedNotification: "resources",
+# Notification classes of the SDK, by name, so this module can load before the SDK does.
+_LIST_CHANGED: dict[str, ListKind] = {
+    "PromptListChangedNotification": "prompts",
+    "ToolListChangedNotification": "tools",
+    "ResourceListChangedNotification": "resources",
 }
+
+
+def load_sdk() -> None:
+    """Import the MCP SDK (about half a second); run it in a thread while the server starts."""
+    import mcp
+    import mcp.client.session
+    import mcp.shared.subscriptions  # noqa: F401
 
 
 class Connection:
@@ -165,6 +173,16 @@ class Connection:
         self.state = "connecting"
         self._closing = False
         self._stop = asyncio.Event()
+        self._process = None
+        if self.spec.transport == "stdio":
+            # Start the server first, then load the SDK while it boots: the two overlap.
+            self._process = StdioProcess(self.spec, self.traffic, self.stderr)
+            try:
+                await self._process.spawn()
+            except HostError as exc:
+                self._fail(exc)
+                raise
+        await asyncio.to_thread(load_sdk)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._own(mode, ready), name=f"mcp-connection {self.name}")
         try:
@@ -202,12 +220,12 @@ class Connection:
 
     async def _own(self, mode: str, ready: asyncio.Future[None]) -> None:
         """Own the SDK client for the life of the connection."""
-        transport: Any
-        if self.spec.transport == "stdio":
-            transport = self._process = StdioProcess(self.spec, self.traffic, self.stderr)
-        else:
-            self._process = None
-            transport = http_transport(self.spec, self.traffic)
+        import mcp_types as types
+        from mcp import Client
+
+        transport: Any = (
+            self._process if self._process is not None else http_transport(self.spec, self.traffic)
+        )
         client = Client(
             transport,
             mode=mode,
@@ -229,7 +247,9 @@ class Connection:
                 async with anyio.create_task_group() as tg:
                     if self._process is not None:
                         tg.start_soon(self._watch_exit, self._process)
-                    if self.modern and any(self.list_changed_declared(k) for k in _LIST_CHANGED.values()):
+                    if self.modern and any(
+                        self.list_changed_declared(k) for k in ("prompts", "tools", "resources")
+                    ):
                         tg.start_soon(self._listen, client)
                     await self._stop.wait()
                     tg.cancel_scope.cancel()
@@ -257,6 +277,8 @@ class Connection:
         self.instructions = session.instructions or ""
 
     async def _connect_error(self, exc: BaseException) -> HostError:
+        from mcp.shared.exceptions import MCPError
+
         if isinstance(exc, HostError):
             return exc
         if isinstance(exc, BaseExceptionGroup):
@@ -334,7 +356,7 @@ class Connection:
         if isinstance(message, Exception):
             self._emit(BadOutputReceived(self.name, str(message)))
             return
-        kind = _LIST_CHANGED.get(type(message))
+        kind = _LIST_CHANGED.get(type(message).__name__)
         if kind is not None:
             self._emit(ListChanged(self.name, kind))
 
@@ -344,6 +366,8 @@ class Connection:
     async def _on_elicitation(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
+        import mcp_types as types
+
         handler = self.elicitation_handler
         if handler is None:
             return types.ElicitResult(action="decline")
@@ -372,6 +396,8 @@ class Connection:
     async def _on_sampling(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult | types.ErrorData:
+        import mcp_types as types
+
         handler = self.sampling_handler
         if handler is None:
             return types.ErrorData(
@@ -415,6 +441,8 @@ class Connection:
         Cancelling the calling task sends `notifications/cancelled`. Raises
         RequestTimedOut, ServerExited, ServerUnavailable or ProtocolError.
         """
+        from mcp.shared.exceptions import MCPError
+
         session = self._session()
         data: dict[str, Any] = {"method": method, "params": dict(params or {})}
         opts: dict[str, Any] = {}
@@ -456,6 +484,7 @@ class Connection:
         as legacy server-to-client requests, then the request is sent again
         with the answers and the server's opaque `requestState`.
         """
+        import mcp_types as types
         from mcp.client.session import ClientRequestContext
         from pydantic import ValidationError
 
@@ -489,6 +518,8 @@ class Connection:
         )
 
     async def _request_error(self, method: str, exc: MCPError, limit: float, elapsed: float) -> HostError:
+        import mcp_types as types
+
         code = exc.code
         if code == types.REQUEST_TIMEOUT and limit and elapsed >= limit * 0.98:
             return RequestTimedOut(method, limit)

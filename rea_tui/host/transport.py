@@ -16,18 +16,18 @@ from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, suppress
 from subprocess import PIPE
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
-import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import ServerUnavailable
 from rea_tui.host.traffic import TrafficLog
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
 
 # A single message above this is dropped (and reported) rather than buffered.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -42,7 +42,9 @@ _INHERITED_ENV = (
     "VIRTUAL_ENV", "PYTHONPATH", "SYSTEMROOT",
 )  # fmt: skip
 
-Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+Streams = tuple[
+    MemoryObjectReceiveStream["SessionMessage | Exception"], MemoryObjectSendStream["SessionMessage"]
+]
 
 
 def server_environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -56,9 +58,16 @@ def to_wire(message: SessionMessage) -> dict[str, Any]:
     return dumped
 
 
-def parse_message(obj: Any) -> SessionMessage:
-    """A decoded JSON value as a session message; ValidationError if it is not JSON-RPC."""
-    return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(obj, by_name=False))
+def parse_message(obj: Any) -> SessionMessage | None:
+    """A decoded JSON value as a session message, or None if it is not JSON-RPC."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(obj, by_name=False))
+    except ValidationError:
+        return None
 
 
 class BadServerOutput(Exception):
@@ -106,7 +115,10 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
-    async def __aenter__(self) -> Streams:
+    async def spawn(self) -> None:
+        """Start the server process (needs no SDK, so it can run while the SDK loads)."""
+        if self._process is not None:
+            return
         spec = self._spec
         try:
             self._process = await anyio.open_process(
@@ -121,8 +133,11 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         except OSError as exc:
             raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
         self._traffic.record_event("process/started", f"pid {self._process.pid}: {spec.display_target()}")
-        to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](64)
-        session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](64)
+
+    async def __aenter__(self) -> Streams:
+        await self.spawn()
+        to_session, session_reads = anyio.create_memory_object_stream["SessionMessage | Exception"](64)
+        session_writes, from_session = anyio.create_memory_object_stream["SessionMessage"](64)
         self._streams = [to_session, session_reads, session_writes, from_session]
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -180,9 +195,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             self._traffic.record_message("in", obj, size=len(line))
         else:
             self._traffic.record_garbage("in", line[:2000].decode("utf-8", errors="replace"))
-        try:
-            message = parse_message(obj)
-        except ValidationError:
+        message = parse_message(obj)
+        if message is None:
             await to_session.send(BadServerOutput("the server sent JSON that is not a JSON-RPC message"))
             return
         await to_session.send(message)
@@ -260,8 +274,8 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
 
     async def __aenter__(self) -> Streams:
         inner_read, inner_write = await self._inner.__aenter__()
-        to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](64)
-        session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](64)
+        to_session, session_reads = anyio.create_memory_object_stream["SessionMessage | Exception"](64)
+        session_writes, from_session = anyio.create_memory_object_stream["SessionMessage"](64)
         self._streams = [to_session, session_reads, session_writes, from_session]
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -273,7 +287,7 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
         async with sink:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                 async for item in source:
-                    if isinstance(item, SessionMessage):
+                    if not isinstance(item, Exception):
                         self._traffic.record_message("in", to_wire(item))
                     else:
                         self._traffic.record_garbage("in", f"{type(item).__name__}: {item}")
