@@ -56,6 +56,9 @@ bundled reference server runs (`rea-tui server`).
 
 exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or
 exited, 4 protocol error, 5 timeout, 6 narrowing question.
+
+every TUI session writes a transcript (see `rea-tui sessions`); `export` turns
+one into a report, `replay` walks it again, `web` serves the TUI to a browser.
 """
 
 
@@ -77,9 +80,7 @@ def _server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         return value if defaults else argparse.SUPPRESS
 
     group = parser.add_argument_group("server options")
-    group.add_argument(
-        "--server", metavar="NAME", default=default(None), help="a server from the config file"
-    )
+    group.add_argument("--server", metavar="NAME", default=default(None), help="a server from the config file")
     group.add_argument("--url", default=default(None), help="a streamable HTTP server")
     group.add_argument(
         "--header",
@@ -88,15 +89,9 @@ def _server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         metavar="'K: V'",
         help="HTTP header for --url (repeatable)",
     )
-    group.add_argument(
-        "--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line"
-    )
-    group.add_argument(
-        "--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)"
-    )
-    group.add_argument(
-        "--timeout", type=float, default=default(30.0), metavar="SECONDS", help="per-request timeout"
-    )
+    group.add_argument("--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line")
+    group.add_argument("--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)")
+    group.add_argument("--timeout", type=float, default=default(30.0), metavar="SECONDS", help="per-request timeout")
     group.add_argument(
         "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
     )
@@ -151,12 +146,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME_OR_ID",
         help="answer a narrowing question (repeatable)",
     )
-    call.add_argument(
-        "--elicit", action="append", default=[], metavar="name=value", help="answer an elicitation form"
-    )
+    call.add_argument("--elicit", action="append", default=[], metavar="name=value", help="answer an elicitation form")
     command("resources", "list resources and resource templates")
     read = command("read", "read a resource (resources/read)")
     read.add_argument("uri")
+    command("sessions", "list the recorded session transcripts")
+    export = command("export", "write a report (Markdown or JSON) from a session transcript")
+    export.add_argument("transcript", help="a transcript path, or its name in the sessions folder")
+    export.add_argument("--format", choices=("md", "json"), default="md")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    replay = command("replay", "walk a recorded session again; each call stops at its approval")
+    replay.add_argument("transcript", help="a transcript path, or its name in the sessions folder")
+    replay.add_argument("--offline", action="store_true", help="show the recorded session with no server (read-only)")
+    web = command("web", "serve the TUI to a browser on 127.0.0.1 (textual-serve)")
+    web.add_argument("--port", type=int, default=8000)
+    web.add_argument("--host", default="127.0.0.1", help="loopback only")
     commands.add_parser("server", help="run the bundled REA reference server (see `rea-tui server --help`)")
     return parser
 
@@ -211,7 +215,14 @@ def run(argv: Sequence[str]) -> int:
     try:
         selection = _selection(args, stdio_tail)
         specs, _config = resolve_servers(selection)
+        if args.command in LOCAL_COMMANDS:
+            return LOCAL_COMMANDS[args.command](
+                args, specs, selection, list(argv) + (["--", *stdio_tail] if stdio_tail else [])
+            )
     except ConfigError as exc:
+        print(f"rea-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:
         print(f"rea-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.command is None:
@@ -275,9 +286,7 @@ def _single(specs: list[ServerSpec]) -> ServerSpec:
 Body = Callable[["HostedServer"], Coroutine[Any, Any, int]]
 
 
-async def with_server(
-    args: argparse.Namespace, specs: list[ServerSpec], body: Body, *, catalogs: bool = True
-) -> int:
+async def with_server(args: argparse.Namespace, specs: list[ServerSpec], body: Body, *, catalogs: bool = True) -> int:
     """Connect to the one server named, run `body`, close; map host errors to exit codes."""
     from rea_tui.host.errors import HostError
     from rea_tui.host.hosted import HostedServer
@@ -316,9 +325,7 @@ async def cmd_servers(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
         from rea_tui.host.errors import HostError
         from rea_tui.host.protocol_memory import ProtocolMemory
 
-        connection = Connection(
-            spec, timeout=args.timeout, connect_timeout=args.timeout, memory=ProtocolMemory()
-        )
+        connection = Connection(spec, timeout=args.timeout, connect_timeout=args.timeout, memory=ProtocolMemory())
         try:
             await connection.start()
             row.update(
@@ -393,9 +400,7 @@ def workflow_json(workflow: Any) -> dict[str, Any]:
         "prompt": workflow.prompt,
         "arguments": workflow.arguments,
         "description": workflow.description,
-        "messages": [
-            {"role": m.role, "content": [block_json(b) for b in m.blocks]} for m in workflow.messages
-        ],
+        "messages": [{"role": m.role, "content": [block_json(b) for b in m.blocks]} for m in workflow.messages],
         "steps": [{"tool": s.tool, "description": s.description} for s in workflow.steps],
     }
 
@@ -423,11 +428,7 @@ async def cmd_get(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
             say(f"[{safe(message.role)}]")
             for block in message.blocks:
                 text = block_text(block)
-                say(
-                    safe(text, 20_000)
-                    if text and block.kind == "text"
-                    else f"<{block.kind}> {safe(text, 500)}"
-                )
+                say(safe(text, 20_000) if text and block.kind == "text" else f"<{block.kind}> {safe(text, 500)}")
             say()
         say("steps:")
         for number, step in enumerate(workflow.steps, 1):
@@ -516,8 +517,7 @@ async def cmd_resources(args: argparse.Namespace, specs: list[ServerSpec]) -> in
                         for r in resources
                     ],
                     "resourceTemplates": [
-                        {"uriTemplate": t.uri_template, "name": t.name, "description": t.description}
-                        for t in templates
+                        {"uriTemplate": t.uri_template, "name": t.name, "description": t.description} for t in templates
                     ],
                 }
             )
@@ -525,9 +525,7 @@ async def cmd_resources(args: argparse.Namespace, specs: list[ServerSpec]) -> in
         for resource in resources:
             say(f"{safe(resource.uri)}  {safe(resource.name)}  {safe(resource.mime_type or '')}")
         for template in templates:
-            say(
-                f"{safe(template.uri_template)}  (template: {', '.join(safe(v) for v in template.variables)})"
-            )
+            say(f"{safe(template.uri_template)}  (template: {', '.join(safe(v) for v in template.variables)})")
         say(f"{len(resources)} resources, {len(templates)} templates")
         return EXIT_OK
 
@@ -572,6 +570,39 @@ async def cmd_call(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
 
     return await call_tool_command(args, specs)
 
+
+def _sessions(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
+    from rea_tui.cli_session import cmd_sessions
+
+    return cmd_sessions(args)
+
+
+def _export(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
+    from rea_tui.cli_session import cmd_export
+
+    return cmd_export(args)
+
+
+def _replay(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
+    from rea_tui.cli_session import cmd_replay
+
+    explicit = bool(selection.url or selection.stdio or selection.server or selection.config)
+    return cmd_replay(args, specs, explicit)
+
+
+def _web(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
+    from rea_tui.cli_session import cmd_web
+
+    return cmd_web(args, argv)
+
+
+# Commands that run here rather than against one connected server.
+LOCAL_COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec], ServerSelection, list[str]], int]] = {
+    "sessions": _sessions,
+    "export": _export,
+    "replay": _replay,
+    "web": _web,
+}
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec]], Coroutine[Any, Any, int]]] = {
     "servers": cmd_servers,

@@ -61,9 +61,7 @@ def build_arguments(args: argparse.Namespace, tool: Tool | None) -> dict[str, An
     return arguments
 
 
-def print_call(
-    server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any], *, to_stderr: bool
-) -> None:
+def print_call(server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any], *, to_stderr: bool) -> None:
     """What is about to be sent; on stderr when stdout is machine output."""
     annotations = describe_annotations(tool.annotations) if tool else "unknown tool (not in tools/list)"
     lines = [

@@ -106,9 +106,7 @@ class CompletionLog:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def open(
-        self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]
-    ) -> CompletionRecord:
+    def open(self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]) -> CompletionRecord:
         self._seq += 1
         record = CompletionRecord(self._seq, time.time(), ref, argument, value, dict(context))
         self.records.append(record)
@@ -213,9 +211,7 @@ class CompletionFeed:
         self.log.changed(record)
         return page
 
-    async def _request(
-        self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]
-    ) -> CompletionPage:
+    async def _request(self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]) -> CompletionPage:
         params: dict[str, Any] = {"ref": ref.to_wire(), "argument": {"name": argument, "value": value}}
         if context:
             params["context"] = {"arguments": context}

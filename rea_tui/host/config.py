@@ -66,9 +66,7 @@ class ServerSpec:
         values = [v for k, v in self.env.items() if _SECRET_NAME.search(k) and len(v) >= 4]
         values += [v for v in self.headers.values() if len(v) >= 4]
         # Also the credential part of "Bearer xyz" style headers on its own.
-        values += [
-            v.split(" ", 1)[1] for v in self.headers.values() if " " in v and len(v.split(" ", 1)[1]) >= 4
-        ]
+        values += [v.split(" ", 1)[1] for v in self.headers.values() if " " in v and len(v.split(" ", 1)[1]) >= 4]
         return sorted(set(values), key=len, reverse=True)
 
 
@@ -219,9 +217,7 @@ def resolve_servers(selection: ServerSelection) -> tuple[list[ServerSpec], Path 
     override: dict[str, Any] = {"protocol": selection.protocol} if selection.protocol else {}
     if selection.url:
         headers = dict(parse_header(h) for h in selection.headers)
-        return [
-            ServerSpec(name=selection.url, transport="http", url=selection.url, headers=headers, **override)
-        ], None
+        return [ServerSpec(name=selection.url, transport="http", url=selection.url, headers=headers, **override)], None
     if selection.headers:
         raise ConfigError("--header needs --url")
     if selection.stdio:

@@ -134,9 +134,7 @@ class Connection:
         return isinstance(self.capabilities.get(name), dict)
 
     def list_changed_declared(self, kind: ListKind) -> bool:
-        return (
-            bool(self.capabilities.get(kind, {}).get("listChanged")) if self.has_capability(kind) else False
-        )
+        return bool(self.capabilities.get(kind, {}).get("listChanged")) if self.has_capability(kind) else False
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -223,9 +221,7 @@ class Connection:
         import mcp_types as types
         from mcp import Client
 
-        transport: Any = (
-            self._process if self._process is not None else http_transport(self.spec, self.traffic)
-        )
+        transport: Any = self._process if self._process is not None else http_transport(self.spec, self.traffic)
         client = Client(
             transport,
             mode=mode,
@@ -236,9 +232,7 @@ class Connection:
             sampling_callback=self._on_sampling,
             client_info=types.Implementation(name="rea-tui", version=__version__),
         )
-        self.traffic.record_event(
-            "connect", f"{self.spec.transport} {self.spec.display_target()} (mode {mode})"
-        )
+        self.traffic.record_event("connect", f"{self.spec.transport} {self.spec.display_target()} (mode {mode})")
         try:
             async with client:
                 self._adopt(client)
@@ -247,9 +241,7 @@ class Connection:
                 async with anyio.create_task_group() as tg:
                     if self._process is not None:
                         tg.start_soon(self._watch_exit, self._process)
-                    if self.modern and any(
-                        self.list_changed_declared(k) for k in ("prompts", "tools", "resources")
-                    ):
+                    if self.modern and any(self.list_changed_declared(k) for k in ("prompts", "tools", "resources")):
                         tg.start_soon(self._listen, client)
                     await self._stop.wait()
                     tg.cancel_scope.cancel()
@@ -298,9 +290,7 @@ class Connection:
             return ProtocolError.from_error(exc.code, exc.error.message, exc.error.data)
         if isinstance(exc, asyncio.CancelledError):
             return ServerUnavailable(f"connecting to {self.name} was cancelled")
-        return ServerUnavailable(
-            f"cannot connect to {self.spec.display_target()}: {type(exc).__name__}: {exc}"
-        )
+        return ServerUnavailable(f"cannot connect to {self.spec.display_target()}: {type(exc).__name__}: {exc}")
 
     async def _watch_exit(self, process: StdioProcess) -> None:
         await process.exited.wait()
@@ -382,13 +372,9 @@ class Connection:
         else:
             raw_schema: Any = params.requested_schema
             schema = (
-                raw_schema
-                if isinstance(raw_schema, dict)
-                else raw_schema.model_dump(by_alias=True, exclude_none=True)
+                raw_schema if isinstance(raw_schema, dict) else raw_schema.model_dump(by_alias=True, exclude_none=True)
             )
-            request = ElicitationRequest(
-                server=self.name, message=params.message, mode="form", requested_schema=schema
-            )
+            request = ElicitationRequest(server=self.name, message=params.message, mode="form", requested_schema=schema)
         answer = await handler(request)
         content = answer.content if answer.action == "accept" and request.mode == "form" else None
         return types.ElicitResult(action=answer.action, content=content)
@@ -400,20 +386,14 @@ class Connection:
 
         handler = self.sampling_handler
         if handler is None:
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message="The analyst declined the sampling request"
-            )
+            return types.ErrorData(code=types.INVALID_REQUEST, message="The analyst declined the sampling request")
         messages = tuple(
-            SamplingMessage(
-                role=m.role, text=getattr(m.content, "text", f"[{getattr(m.content, 'type', '?')}]")
-            )
+            SamplingMessage(role=m.role, text=getattr(m.content, "text", f"[{getattr(m.content, 'type', '?')}]"))
             for m in params.messages
         )
         answer = await handler(SamplingRequest(self.name, messages, params.system_prompt, params.max_tokens))
         if answer.text is None:
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message="The analyst declined the sampling request"
-            )
+            return types.ErrorData(code=types.INVALID_REQUEST, message="The analyst declined the sampling request")
         return types.CreateMessageResult(
             role="assistant", content=types.TextContent(type="text", text=answer.text), model=answer.model
         )
@@ -496,9 +476,7 @@ class Connection:
             try:
                 pending = types.InputRequiredResult.model_validate(raw, by_name=False)
             except ValidationError as exc:
-                raise ProtocolError(
-                    MALFORMED_RESULT, f"{method}: malformed input_required result: {exc}"
-                ) from None
+                raise ProtocolError(MALFORMED_RESULT, f"{method}: malformed input_required result: {exc}") from None
             session = self._session()
             answers: dict[str, Any] = {}
             for key, input_request in (pending.input_requests or {}).items():
@@ -513,9 +491,7 @@ class Connection:
                 current["inputResponses"] = answers
             if pending.request_state is not None:
                 current["requestState"] = pending.request_state
-        raise ProtocolError(
-            MALFORMED_RESULT, f"{method}: the server asked for input more than {max_rounds} times"
-        )
+        raise ProtocolError(MALFORMED_RESULT, f"{method}: the server asked for input more than {max_rounds} times")
 
     async def _request_error(self, method: str, exc: MCPError, limit: float, elapsed: float) -> HostError:
         import mcp_types as types
@@ -529,9 +505,7 @@ class Connection:
                 with anyio.move_on_after(2.0):
                     await process.exited.wait()
                 if process.returncode is not None:
-                    return ServerExited(
-                        f"{self.name} exited during {method}", process.returncode, self.stderr.tail()
-                    )
+                    return ServerExited(f"{self.name} exited during {method}", process.returncode, self.stderr.tail())
             return ServerExited(f"{self.name}: connection closed during {method}", None, self.stderr.tail())
         return ProtocolError.from_error(code, exc.error.message, exc.error.data)
 

@@ -67,6 +67,9 @@ class EvidenceEntry:
     follows: str | None = None
     progress: Progress | None = None
     result_size: int = 0
+    # In a replay: the recorded entry this one repeats, and how the result differs (None: it matches).
+    replay_of: str | None = None
+    replay_diff: str | None = None
 
     @property
     def outcome_label(self) -> str:
@@ -108,6 +111,9 @@ class EvidenceEntry:
             data["narrowing"] = {**self.narrowing.to_json(), "round": self.narrowing_round}
         if self.follows:
             data["follows"] = self.follows
+        if self.replay_of:
+            data["replayOf"] = self.replay_of
+            data["replayDiff"] = self.replay_diff
         return data
 
 
@@ -145,6 +151,11 @@ class EvidenceLedger:
         self.entries.append(entry)
         self.changed(entry)
         return entry
+
+    def restore(self, entry: EvidenceEntry) -> None:
+        """Put back an entry recorded in an earlier session, with its original id."""
+        self.entries.append(entry)
+        self.changed(entry)
 
     def changed(self, entry: EvidenceEntry) -> None:
         for listener in list(self._listeners):

@@ -63,9 +63,7 @@ def _as_question(data: Any) -> NarrowingQuestion | None:
     for item in raw_candidates[:MAX_CANDIDATES]:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             ident = item.get("id")
-            candidates.append(
-                Candidate(id=ident if isinstance(ident, int | str) else None, name=item["name"])
-            )
+            candidates.append(Candidate(id=ident if isinstance(ident, int | str) else None, name=item["name"]))
         elif isinstance(item, str):
             candidates.append(Candidate(id=None, name=item))
     scoped = data.get("scoped_by")
@@ -95,9 +93,7 @@ def detect_narrowing(structured: Any, content: Sequence[ContentBlock]) -> Narrow
     return None
 
 
-def concerned_argument(
-    question: NarrowingQuestion, tool: Tool | None, arguments: Mapping[str, Any]
-) -> str | None:
+def concerned_argument(question: NarrowingQuestion, tool: Tool | None, arguments: Mapping[str, Any]) -> str | None:
     """Which argument a choice should be pinned to.
 
     The server's own `argument` field wins. Otherwise: for missing_required,

@@ -36,24 +36,26 @@ def citations_in(text: str) -> list[str]:
     return list(dict.fromkeys(_CITATION.findall(text)))
 
 
+NoteListener = Callable[["Note", bool], None]
+"""Called with a note and whether it was removed (else it was added)."""
+
+
 class Notebook:
     """The session's notes, in three separate lists."""
 
     def __init__(self) -> None:
         self.notes: list[Note] = []
-        self._listeners: list[Callable[[Note | None], None]] = []
+        self._listeners: list[NoteListener] = []
 
-    def subscribe(self, listener: Callable[[Note | None], None]) -> Callable[[], None]:
+    def subscribe(self, listener: NoteListener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _changed(self, note: Note | None) -> None:
+    def _changed(self, note: Note, removed: bool) -> None:
         for listener in list(self._listeners):
-            listener(note)
+            listener(note, removed)
 
-    def add(
-        self, kind: NoteKind, text: str, cites: Iterable[str] = (), known_ids: Iterable[str] | None = None
-    ) -> Note:
+    def add(self, kind: NoteKind, text: str, cites: Iterable[str] = (), known_ids: Iterable[str] | None = None) -> Note:
         """Add a note; cited ids are the given ones plus any written in the text.
 
         With `known_ids`, citing evidence that does not exist is refused.
@@ -69,14 +71,15 @@ class Notebook:
             unknown = [c for c in cited if c not in known]
             if unknown:
                 raise ValueError(f"no such evidence: {', '.join(unknown)}")
-        note = Note(number=len(self.notes) + 1, kind=kind, text=text, cites=cited)
+        note = Note(number=max((n.number for n in self.notes), default=0) + 1, kind=kind, text=text, cites=cited)
         self.notes.append(note)
-        self._changed(note)
+        self._changed(note, False)
         return note
 
     def remove(self, number: int) -> None:
-        self.notes = [n for n in self.notes if n.number != number]
-        self._changed(None)
+        for note in [n for n in self.notes if n.number == number]:
+            self.notes.remove(note)
+            self._changed(note, True)
 
     def of_kind(self, kind: NoteKind) -> list[Note]:
         return [n for n in self.notes if n.kind == kind]

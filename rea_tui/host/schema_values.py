@@ -111,9 +111,7 @@ def property_schema(input_schema: Mapping[str, Any], name: str) -> dict[str, Any
     return {}
 
 
-def validate_arguments(
-    input_schema: Mapping[str, Any], arguments: Mapping[str, Any]
-) -> list[FieldDiagnostic]:
+def validate_arguments(input_schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[FieldDiagnostic]:
     """Every way `arguments` break `input_schema` (empty when valid or the schema is unusable)."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
@@ -123,9 +121,7 @@ def validate_arguments(
         validator_class = Draft202012Validator
         validator_class.check_schema(schema)
     except SchemaError as exc:
-        return [
-            FieldDiagnostic(field="(schema)", message=f"the tool's inputSchema is invalid: {exc.message}")
-        ]
+        return [FieldDiagnostic(field="(schema)", message=f"the tool's inputSchema is invalid: {exc.message}")]
     found: list[FieldDiagnostic] = []
     for error in sorted(validator_class(schema).iter_errors(dict(arguments)), key=lambda e: list(e.path)):
         path = ".".join(str(p) for p in error.path)

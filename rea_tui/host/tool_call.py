@@ -38,9 +38,7 @@ def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
         Draft202012Validator.check_schema(tool.output_schema)
     except SchemaError as exc:
         return f"invalid output schema: {exc.message}"
-    errors = sorted(
-        Draft202012Validator(tool.output_schema).iter_errors(entry.structured), key=lambda e: list(e.path)
-    )
+    errors = sorted(Draft202012Validator(tool.output_schema).iter_errors(entry.structured), key=lambda e: list(e.path))
     if not errors:
         return "valid against the output schema"
     first = errors[0]
@@ -55,9 +53,7 @@ def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any])
     entry.structured = result.get("structuredContent")
     entry.outcome = "tool_error" if result.get("isError") is True else "ok"
     entry.result_size = len(json.dumps(result, default=str))
-    entry.schema_check = (
-        check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
-    )
+    entry.schema_check = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
     entry.narrowing = detect_narrowing(entry.structured, entry.content)
 
 

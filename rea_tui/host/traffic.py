@@ -76,9 +76,7 @@ class TrafficLog:
             text = text.replace(secret, REDACTED)
         return text
 
-    def record_message(
-        self, direction: Direction, message: dict[str, Any], size: int | None = None
-    ) -> TrafficEntry:
+    def record_message(self, direction: Direction, message: dict[str, Any], size: int | None = None) -> TrafficEntry:
         """Record one JSON-RPC message (already parsed) going `direction`."""
         mono = time.monotonic()
         raw_id = message.get("id")
@@ -100,9 +98,7 @@ class TrafficLog:
                 method, started = opened
                 latency = (mono - started) * 1000.0
         text = json.dumps(message, ensure_ascii=False, default=str)
-        return self._append(
-            direction, kind, method, msg_id, size if size is not None else len(text), latency, text
-        )
+        return self._append(direction, kind, method, msg_id, size if size is not None else len(text), latency, text)
 
     def record_garbage(self, direction: Direction, text: str) -> TrafficEntry:
         """Record bytes that were not a JSON-RPC message."""
@@ -146,9 +142,7 @@ class TrafficLog:
         return entry
 
     def requests_sent(self, method: str) -> list[TrafficEntry]:
-        return [
-            e for e in self._entries if e.direction == "out" and e.kind == "request" and e.method == method
-        ]
+        return [e for e in self._entries if e.direction == "out" and e.kind == "request" and e.method == method]
 
     def format_table(self) -> str:
         """The log as text lines, for `--trace`."""

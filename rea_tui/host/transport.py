@@ -42,9 +42,7 @@ _INHERITED_ENV = (
     "VIRTUAL_ENV", "PYTHONPATH", "SYSTEMROOT",
 )  # fmt: skip
 
-Streams = tuple[
-    MemoryObjectReceiveStream["SessionMessage | Exception"], MemoryObjectSendStream["SessionMessage"]
-]
+Streams = tuple[MemoryObjectReceiveStream["SessionMessage | Exception"], MemoryObjectSendStream["SessionMessage"]]
 
 
 def server_environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -167,9 +165,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                             dropping = True
                             buffer.clear()
                             self._traffic.record_garbage("in", "(message over 64 MiB dropped)")
-                            await to_session.send(
-                                BadServerOutput("the server sent a message over 64 MiB; dropped")
-                            )
+                            await to_session.send(BadServerOutput("the server sent a message over 64 MiB; dropped"))
                 if buffer and not dropping:
                     await self._deliver(bytes(buffer), to_session)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
@@ -177,9 +173,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             finally:
                 await self._wait_for_exit()
 
-    async def _deliver(
-        self, line: bytes, to_session: MemoryObjectSendStream[SessionMessage | Exception]
-    ) -> None:
+    async def _deliver(self, line: bytes, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         if not line.strip():
             return
         try:
@@ -187,9 +181,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         except ValueError:
             text = line[:2000].decode("utf-8", errors="replace")
             self._traffic.record_garbage("in", text)
-            await to_session.send(
-                BadServerOutput(f"the server wrote a line that is not JSON: {text[:200]!r}")
-            )
+            await to_session.send(BadServerOutput(f"the server wrote a line that is not JSON: {text[:200]!r}"))
             return
         if isinstance(obj, dict):
             self._traffic.record_message("in", obj, size=len(line))

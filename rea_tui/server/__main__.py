@@ -54,9 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=5000,
         help="unique procedure addresses completion discovers before stopping (default 5000)",
     )
-    parser.add_argument(
-        "--page-size", type=_positive, default=500, help="list_procedures page size (default 500)"
-    )
+    parser.add_argument("--page-size", type=_positive, default=500, help="list_procedures page size (default 500)")
     parser.add_argument("--no-target", action="store_true", help="start with no target open")
     parser.add_argument("--fault-injection", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -67,9 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import logging
 
-    logging.basicConfig(
-        stream=sys.stderr, level=logging.WARNING, format="rea-server %(levelname)s %(message)s"
-    )
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rea-server %(levelname)s %(message)s")
 
     from rea_tui.server.limits import MAX_SYNTHETIC_PROCEDURES
     from rea_tui.server.providers.synthetic import SyntheticSpec

@@ -129,9 +129,7 @@ class ReaServer:
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
-    async def _fault(
-        self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams
-    ) -> types.EmptyResult:
+    async def _fault(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.EmptyResult:
         raise RuntimeError("injected fault")
 
     # -- change notifications -----------------------------------------------------------------
@@ -151,9 +149,7 @@ class ReaServer:
     @staticmethod
     def _no_cursor(params: types.PaginatedRequestParams | None) -> None:
         if params is not None and params.cursor is not None:
-            raise InvalidParams(
-                [field_error("cursor", "this server returns everything in one page; omit cursor")]
-            )
+            raise InvalidParams([field_error("cursor", "this server returns everything in one page; omit cursor")])
 
     async def list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -210,9 +206,7 @@ class ReaServer:
         context = dict(params.context.arguments or {}) if params.context else {}
         for key, value in context.items():
             if len(value) > MAX_VALUE_CHARS:
-                errors.append(
-                    field_error(f"context.arguments.{key}", f"longer than {MAX_VALUE_CHARS} characters")
-                )
+                errors.append(field_error(f"context.arguments.{key}", f"longer than {MAX_VALUE_CHARS} characters"))
         family: Family | None = None
         ref = params.ref
         if isinstance(ref, types.PromptReference):
@@ -286,9 +280,7 @@ class ReaServer:
         if isinstance(outcome, Narrowing):
             structured = outcome.reply()
         elif isinstance(outcome, Evidence):
-            evidence = self.session.ledger.retain(
-                params.name, arguments, self.session.target_path, outcome.payload
-            )
+            evidence = self.session.ledger.retain(params.name, arguments, self.session.target_path, outcome.payload)
             structured = {"evidence_id": evidence, **outcome.payload}
         else:
             assert isinstance(outcome, Plain)
@@ -368,9 +360,7 @@ class ReaServer:
         else:
             raise InvalidParams([field_error("uri", "unknown resource")])
         return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))
-            ]
+            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))]
         )
 
 

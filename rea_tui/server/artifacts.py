@@ -193,12 +193,7 @@ def manifest_findings(manifest: Manifest, target: Target) -> dict[str, Any]:
                     }
                 )
             entropy = occ.get("entropy")
-            if (
-                isinstance(entropy, float)
-                and math.isfinite(entropy)
-                and entropy > 7.2
-                and occ.get("size", 0) > 4096
-            ):
+            if isinstance(entropy, float) and math.isfinite(entropy) and entropy > 7.2 and occ.get("size", 0) > 4096:
                 findings.append(
                     {
                         "kind": "high_entropy_section",

@@ -89,9 +89,7 @@ async def run_capture(
             exit_code=None,
             duration_ms=int((time.monotonic() - started) * 1000),
             stdout=_stream(out, 0, output_limit),
-            stderr=_stream(
-                bytearray(f"{type(exc).__name__}: {exc.strerror or exc}".encode()), 0, output_limit
-            ),
+            stderr=_stream(bytearray(f"{type(exc).__name__}: {exc.strerror or exc}".encode()), 0, output_limit),
         )
         return result
     timed_out = False

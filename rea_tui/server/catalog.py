@@ -157,9 +157,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Report the analysis environment, provider states and the active target; with a path, check whether "
         "that file or .app bundle can be opened.",
         _obj({"path": {"type": "string", "description": "Optional file or .app bundle to check."}}),
-        _result(
-            ["environment", "session"], {"environment": {"type": "object"}, "session": {"type": "object"}}
-        ),
+        _result(["environment", "session"], {"environment": {"type": "object"}, "session": {"type": "object"}}),
         read_only=True,
         destructive=False,
         idempotent=True,

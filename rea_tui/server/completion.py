@@ -28,9 +28,7 @@ from rea_tui.server.providers.base import MalformedOutput, Provider, ProviderErr
 from rea_tui.server.session import Session
 from rea_tui.server.text import fold
 
-Family = Literal[
-    "document", "procedure", "provider", "evidence", "capture", "manifest", "occurrence", "unknown"
-]
+Family = Literal["document", "procedure", "provider", "evidence", "capture", "manifest", "occurrence", "unknown"]
 
 FAMILIES: Final[tuple[Family, ...]] = (
     "document",

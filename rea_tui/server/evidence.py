@@ -45,9 +45,7 @@ class EvidenceLedger:
     def next_id(self) -> str:
         return evidence_id(self._next)
 
-    def retain(
-        self, operation: str, arguments: dict[str, Any], target: str | None, result: dict[str, Any]
-    ) -> str:
+    def retain(self, operation: str, arguments: dict[str, Any], target: str | None, result: dict[str, Any]) -> str:
         entry = EvidenceEntry(self._next, operation, dict(arguments), target, result)
         # Validated once at retention: capture and artifact completion trust only these flags.
         entry.is_capture = operation == "run_process_capture" and is_process_capture_v4(result)

@@ -98,9 +98,7 @@ def analyze(input_path: str) -> dict[str, Any]:
     root = os.path.realpath(os.path.expanduser(input_path))
     markers = javascript_markers(root)
     if not markers:
-        raise ValueError(
-            f"not a JavaScript/Electron application directory (no package.json or app.asar): {input_path}"
-        )
+        raise ValueError(f"not a JavaScript/Electron application directory (no package.json or app.asar): {input_path}")
     package = _package(root)
     scripts: list[str] = []
     skipped_dependencies = 0
@@ -118,9 +116,7 @@ def analyze(input_path: str) -> dict[str, Any]:
     asar: dict[str, list[str]] = {}
     for marker in markers:
         if marker.endswith("app.asar"):
-            asar[marker] = [
-                n for n in _read_asar_listing(os.path.join(root, marker)) if n.endswith(_SCRIPT_EXT)
-            ]
+            asar[marker] = [n for n in _read_asar_listing(os.path.join(root, marker)) if n.endswith(_SCRIPT_EXT)]
     seeds: list[dict[str, Any]] = []
     edges: list[dict[str, str]] = []
     for rel in scripts[:MAX_SCANNED_FILES]:

@@ -60,9 +60,7 @@ def _provider() -> ArgumentSpec:
 
 
 def _evidence() -> ArgumentSpec:
-    return ArgumentSpec(
-        "evidence", "Optional evidence ID retained in this session's ledger.", family="evidence"
-    )
+    return ArgumentSpec("evidence", "Optional evidence ID retained in this session's ledger.", family="evidence")
 
 
 def _capture() -> ArgumentSpec:
@@ -75,13 +73,10 @@ PROMPTS: tuple[PromptSpec, ...] = (
         "Investigate a feature",
         "Trace a feature from discovery into bounded function evidence.",
         (
-            ArgumentSpec(
-                "feature", "The feature to trace, in your words (for example: offline search).", True
-            ),
+            ArgumentSpec("feature", "The feature to trace, in your words (for example: offline search).", True),
             ArgumentSpec(
                 "input_path",
-                "Optional JavaScript/Electron application directory, analyzed directly instead of "
-                "opening a binary.",
+                "Optional JavaScript/Electron application directory, analyzed directly instead of opening a binary.",
             ),
             _doc(),
             _proc(),
@@ -98,9 +93,7 @@ PROMPTS: tuple[PromptSpec, ...] = (
             ArgumentSpec("candidate_path", "Path of the later version (file or .app bundle).", True),
             ArgumentSpec("focus", "Optional area to concentrate on."),
             ArgumentSpec("runtime", "Optional: 'yes' to include an approval-gated runtime follow-up."),
-            ArgumentSpec(
-                "manifest", "Optional artifact manifest ID from a retained inventory.", family="manifest"
-            ),
+            ArgumentSpec("manifest", "Optional artifact manifest ID from a retained inventory.", family="manifest"),
             ArgumentSpec(
                 "occurrence",
                 "Optional artifact occurrence ID from a retained inventory page.",
@@ -115,9 +108,7 @@ PROMPTS: tuple[PromptSpec, ...] = (
         "Verify a reconstruction",
         "Evaluate a finite reconstruction specification against retained comparison evidence.",
         (
-            ArgumentSpec(
-                "specification", "The finite reconstruction specification to check, item by item.", True
-            ),
+            ArgumentSpec("specification", "The finite reconstruction specification to check, item by item.", True),
             _evidence(),
             _doc(),
             _proc(),
@@ -128,9 +119,7 @@ PROMPTS: tuple[PromptSpec, ...] = (
         "Trace a crash",
         "Correlate a crash symptom with static paths and optional Process Capture v4 evidence.",
         (
-            ArgumentSpec(
-                "symptom", "The crash symptom: message, signal, faulting address or stack excerpt.", True
-            ),
+            ArgumentSpec("symptom", "The crash symptom: message, signal, faulting address or stack excerpt.", True),
             _capture(),
             _doc(),
             _proc(),
@@ -230,9 +219,7 @@ def _steps(spec: PromptSpec, args: Mapping[str, str], session: Session) -> list[
             Step("inspect_binary_layout", "optional static follow-up on a changed document"),
         ]
         if args.get("runtime", "").strip().lower() in ("yes", "true", "1"):
-            steps.append(
-                Step("run_process_capture", "optional runtime follow-up; requires explicit approval")
-            )
+            steps.append(Step("run_process_capture", "optional runtime follow-up; requires explicit approval"))
         return steps
     if name == "verify_reconstruction":
         return [

@@ -216,9 +216,7 @@ def _resolve_library(name: str, loader: str, mapped: list[str]) -> str | None:
             mapped_base = os.path.basename(path)
             if mapped_base == base or mapped_base.startswith(base + "."):
                 candidates.append(path)
-        candidates.extend(
-            os.path.join(d, base) for d in (loader_dir, exe_dir, os.path.join(sys.base_prefix, "lib"))
-        )
+        candidates.extend(os.path.join(d, base) for d in (loader_dir, exe_dir, os.path.join(sys.base_prefix, "lib")))
     for candidate in candidates:
         if os.path.isfile(candidate):
             return os.path.realpath(candidate)

@@ -188,17 +188,13 @@ class ToolRunner:
             self.session.memo_put(key, items)
         return list(items)
 
-    def _resolve_document(
-        self, target: Target, value: Any, scoped_by: dict[str, Any]
-    ) -> Document | Narrowing:
+    def _resolve_document(self, target: Target, value: Any, scoped_by: dict[str, Any]) -> Document | Narrowing:
         if is_missing(value):
             primary = target.primary
             if primary is None:
                 return narrowing("missing_required", "document", "document", [], scoped_by)
             return primary
-        found = resolve(
-            value, self._document_items(target), argument="document", noun="document", scoped_by=scoped_by
-        )
+        found = resolve(value, self._document_items(target), argument="document", noun="document", scoped_by=scoped_by)
         if isinstance(found, Narrowing):
             return found
         return target.documents[found.id - 1]
@@ -426,9 +422,7 @@ class ToolRunner:
         key = ("procedure-ids", doc.name)
         cached: dict[str, int] | None = self.session.memo_get(key)
         if cached is None:
-            cached = {
-                i.get("address"): i.id for i in self._procedure_items(target) if i.get("document") == doc.name
-            }
+            cached = {i.get("address"): i.id for i in self._procedure_items(target) if i.get("document") == doc.name}
             self.session.memo_put(key, cached)
         return cached
 
@@ -515,13 +509,8 @@ class ToolRunner:
             payload["feature_seeds"] = [n for n in names if query in fold(n)]
         elif view == "graph":
             nodes = [document, *[s["name"] for s in layout.get("sections", [])], *layout.get("libraries", [])]
-            edges = [
-                {"from": document, "to": s["name"], "relation": "has_section"}
-                for s in layout.get("sections", [])
-            ]
-            edges += [
-                {"from": document, "to": lib, "relation": "links"} for lib in layout.get("libraries", [])
-            ]
+            edges = [{"from": document, "to": s["name"], "relation": "has_section"} for s in layout.get("sections", [])]
+            edges += [{"from": document, "to": lib, "relation": "links"} for lib in layout.get("libraries", [])]
             payload["graph"] = {"nodes": [n for n in nodes if query in fold(n)], "edges": edges}
         else:
             findings = []
@@ -577,9 +566,7 @@ class ToolRunner:
         occurrence = args.get("occurrence")
         if is_missing(occurrence):
             return Evidence({"manifest": described, **artifacts.manifest_findings(manifest, target)})
-        occ_items = [
-            make_item(i, o["occurrence_id"], (o["name"],)) for i, o in enumerate(manifest.occurrences, 1)
-        ]
+        occ_items = [make_item(i, o["occurrence_id"], (o["name"],)) for i, o in enumerate(manifest.occurrences, 1)]
         chosen = resolve(
             str(occurrence),
             occ_items,
@@ -610,9 +597,7 @@ class ToolRunner:
     async def record_unknown(self, args: dict[str, Any], call: CallContext) -> Outcome:
         supersedes = None
         if not is_missing(args.get("supersedes")):
-            found = resolve(
-                args["supersedes"], self._unknown_items(), argument="supersedes", noun="unknown head"
-            )
+            found = resolve(args["supersedes"], self._unknown_items(), argument="supersedes", noun="unknown head")
             if isinstance(found, Narrowing):
                 return found
             supersedes = self.session.unknowns.by_number(found.id)

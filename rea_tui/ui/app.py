@@ -12,6 +12,7 @@ import importlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -30,8 +31,9 @@ from rea_tui.host.completion import (
     context_for,
 )
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
-from rea_tui.host.notes import Notebook
+from rea_tui.host.notes import Note, Notebook
 from rea_tui.host.sanitize import sanitize
+from rea_tui.host.transcript import SessionRecorder, TranscriptWriter, new_transcript_path
 from rea_tui.ui.messages import (
     HostEventReceived,
     NodeRef,
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from rea_tui.host.events import HostEvent
     from rea_tui.host.hosted import HostedServer
     from rea_tui.host.models import Prompt, ResourceTemplate
+    from rea_tui.host.replay import ReplayPlan
 
 NARROW_WIDTH = 120
 PANES = ("prompts", "form", "workflow", "evidence")
@@ -130,12 +133,8 @@ class ReaApp(App[int]):
             id="render",
             tooltip="Render the prompt (prompts/get) into a workflow",
         ),
-        Binding(
-            "f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"
-        ),
-        Binding(
-            "ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"
-        ),
+        Binding("f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
+        Binding("ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(
             "ctrl+o",
             "completion_inspector",
@@ -143,21 +142,37 @@ class ReaApp(App[int]):
             id="completion-inspector",
             tooltip="Show every completion request and how the server answered",
         ),
-        Binding(
-            "ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
-        ),
+        Binding("ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"),
         Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding("ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
         Binding(
-            "ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"
+            "ctrl+t",
+            "export_report",
+            "Report",
+            id="export-report",
+            tooltip="Write a Markdown report of this session next to its transcript",
         ),
         Binding(
-            "f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"
+            "ctrl+s", "save_screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot of this screen"
         ),
+        Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
     ]
 
-    def __init__(self, specs: Iterable[ServerSpec], *, timeout: float = 30.0, stable: bool = False) -> None:
+    def __init__(
+        self,
+        specs: Iterable[ServerSpec],
+        *,
+        timeout: float = 30.0,
+        stable: bool = False,
+        transcript: Path | None = None,
+        replay: ReplayPlan | None = None,
+        offline: bool = False,
+    ) -> None:
         super().__init__()
+        self.replay = replay
+        self.offline = offline
+        self._replay_started = False
         self.specs = list(specs)
         self.timeout = timeout
         self.stable = stable
@@ -165,9 +180,11 @@ class ReaApp(App[int]):
         self.ledger = EvidenceLedger()
         self.notebook = Notebook()
         self.session_allowed: dict[str, set[str]] = {}
-        self.approvals: list[dict[str, Any]] = []
-        self.narrowing_answers: list[dict[str, Any]] = []
-        self.elicitations: list[dict[str, Any]] = []
+        # An offline replay only shows what was recorded, so it writes no transcript of its own.
+        self.recorder = SessionRecorder(TranscriptWriter(None if offline else transcript or new_transcript_path()))
+        self.notebook.subscribe(self._note_changed)
+        self._recorded_entries: set[str] = set()
+        self.screenshot_folder = Path.cwd()
         self.completion_log = CompletionLog()
         self.forms = FormState()
         self.active_server: str | None = self.specs[0].name if self.specs else None
@@ -191,8 +208,31 @@ class ReaApp(App[int]):
         # The tabs are for the mouse (f6 cycles panes from the keyboard); focus starts on the server list.
         self.main.query_one("#pane-tabs", Tabs).can_focus = False
         tree.focus()
+        evidence = self.main.query_one(EvidencePane)
+        transcript = self.recorder.path
+        evidence.border_subtitle = f"transcript {transcript.name}" if transcript else "offline replay: read-only"
+        if self.offline and self.replay is not None:
+            self._show_recorded(self.replay)
         for spec in self.specs:
             self.connect_server(spec.name)
+
+    @work(group="replay", exit_on_error=False)
+    async def _show_recorded(self, plan: ReplayPlan) -> None:
+        from rea_tui.ui.replay import show_offline
+
+        tree = self.main.query_one(ServerTree)
+        for event in plan.transcript.of_type("server"):
+            tree.set_server(str(event.get("name", "?")), "recorded", "offline replay")
+        await show_offline(self, plan)
+        self.main.query_one(ServerHeader).update(
+            join(Text("rea-tui  replay (offline, read-only)  ", style="bold"), plain_line(plan.transcript.path.name))
+        )
+
+    @work(group="replay", exit_on_error=False)
+    async def _replay_online(self, plan: ReplayPlan) -> None:
+        from rea_tui.ui.replay import run_online
+
+        await run_online(self, plan)
 
     def _apply_width(self, width: int) -> None:
         narrow = width < NARROW_WIDTH
@@ -255,7 +295,8 @@ class ReaApp(App[int]):
         """Elicitation and sampling requests from this server go to dialogs."""
         from rea_tui.ui.interaction import install_interaction_handlers
 
-        install_interaction_handlers(self, hosted.connection)
+        prefill = self.replay.next_elicitation if self.replay is not None else None
+        install_interaction_handlers(self, hosted.connection, self.recorder, prefill)
 
     async def _read_target(self, state: ServerState) -> None:
         """The REA convention: a `rea://session` resource names the current target."""
@@ -282,6 +323,7 @@ class ReaApp(App[int]):
         state.error = None
         hosted = state.hosted
         assert hosted is not None
+        self.recorder.server_connected(hosted.connection)
         tree = self.main.query_one(ServerTree)
         connection = hosted.connection
         tree.set_server(message.server, "ready", connection.protocol_version)
@@ -290,12 +332,17 @@ class ReaApp(App[int]):
         form = self.main.query_one(ArgumentForm)
         if form.target is None and message.server == self.active_server:
             self.call_later(self._show_placeholder)
+        ready = all(s.status == "ready" for s in self.servers.values())
+        if self.replay is not None and not self.offline and ready and not self._replay_started:
+            self._replay_started = True
+            self._replay_online(self.replay)
 
     async def on_server_failed(self, message: ServerFailed) -> None:
         state = self.servers[message.server]
         error = message.error
         state.status = "exited" if getattr(error, "exit_code", None) is not None else "failed"
         state.error = error
+        self.recorder.server_failed(message.server, error.describe() if hasattr(error, "describe") else str(error))
         self.main.query_one(ServerTree).set_server(message.server, state.status)
         self._update_header()
         if message.server == self.active_server:
@@ -394,7 +441,7 @@ class ReaApp(App[int]):
             if prompt is None:
                 form.set_message(Text("This prompt is no longer offered by the server.", style="yellow"))
             elif [f.spec for f in form.fields] != self._prompt_fields(prompt):
-                await self._show_prompt(server, prompt)
+                await self.show_prompt(server, prompt)
 
     # ------------------------------------------------------------ selection
 
@@ -418,7 +465,8 @@ class ReaApp(App[int]):
         if ref.kind == "prompt":
             prompt = hosted.catalogs.prompts.get(ref.name)
             if prompt is not None:
-                await self._show_prompt(ref.server, prompt)
+                self.recorder.prompt_selected(ref.server, prompt.name)
+                await self.show_prompt(ref.server, prompt)
                 self.show_pane("form")
         elif ref.kind == "template":
             template = hosted.catalogs.templates.get(ref.name)
@@ -434,7 +482,7 @@ class ReaApp(App[int]):
     def _prompt_fields(prompt: Prompt) -> list[FieldSpec]:
         return [FieldSpec(a.name, a.label, a.description, a.required) for a in prompt.arguments]
 
-    async def _show_prompt(self, server: str, prompt: Prompt) -> None:
+    async def show_prompt(self, server: str, prompt: Prompt) -> None:
         heading = join(Text("Prompt  ", style="dim"), plain_line(prompt.label, 100, style="bold"))
         if prompt.title:
             heading.append_text(plain_line(f"  ({prompt.name})", 100, style="dim"))
@@ -450,9 +498,7 @@ class ReaApp(App[int]):
         )
 
     async def _show_template(self, server: str, template: ResourceTemplate) -> None:
-        heading = join(
-            Text("Resource template  ", style="dim"), plain_line(template.uri_template, 200, style="bold")
-        )
+        heading = join(Text("Resource template  ", style="dim"), plain_line(template.uri_template, 200, style="bold"))
         specs = [FieldSpec(v, v, "", True) for v in template.variables]
         await self.main.query_one(ArgumentForm).show(
             "template",
@@ -494,9 +540,7 @@ class ReaApp(App[int]):
             else:
                 field.dropdown.show_failure(page, field.value)
 
-        hosted.completions.submit(
-            ref, field.spec.name, value, context_for(field.spec.name, form.values()), deliver
-        )
+        hosted.completions.submit(ref, field.spec.name, value, context_for(field.spec.name, form.values()), deliver)
 
     @on(Input.Changed, ".argument-input")
     def _argument_changed(self, event: Input.Changed) -> None:
@@ -512,9 +556,7 @@ class ReaApp(App[int]):
     def on_descendant_focus(self, event: Any) -> None:
         widget = event.widget
         for other in self.main.query(ArgumentField):
-            if other.dropdown.is_open and (
-                not isinstance(widget, ArgumentInput) or widget.field is not other
-            ):
+            if other.dropdown.is_open and (not isinstance(widget, ArgumentInput) or widget.field is not other):
                 other.dropdown.close()
         if isinstance(widget, ArgumentInput):
             self.request_completion(widget.field)
@@ -528,6 +570,7 @@ class ReaApp(App[int]):
         form = self.main.query_one(ArgumentForm)
         if form.target is not None:
             self.forms.get(form.target)[field.spec.name] = field.input.value
+            self.recorder.completion_accepted(form.target[1], form.target[2], field.spec.name, field.input.value)
         field.set_error(None)
 
     @on(Input.Submitted, ".argument-input")
@@ -582,14 +625,10 @@ class ReaApp(App[int]):
         view = self.main.query_one(WorkflowView)
         form.set_message(Text("rendering…", style="dim"))
         try:
-            workflow = await render_prompt(
-                state.hosted.connection, name, values, state.hosted.catalogs.tools.items
-            )
+            workflow = await render_prompt(state.hosted.connection, name, values, state.hosted.catalogs.tools.items)
         except ProtocolError as exc:
             self._mark_fields(exc)
-            form.set_message(
-                join(Text("The server rejected the arguments: ", style="red"), plain(str(exc), 500))
-            )
+            form.set_message(join(Text("The server rejected the arguments: ", style="red"), plain(str(exc), 500)))
             return
         except HostError as exc:
             form.set_message(join(Text("Render failed: ", style="red"), plain(exc.describe(), 2_000)))
@@ -597,6 +636,7 @@ class ReaApp(App[int]):
         if form.target != ("prompt", server, name):
             return  # the analyst moved on while this rendered
         form.set_message(None)
+        self.recorder.workflow(server, workflow)
         await view.show(server, workflow)
         self.show_pane("workflow")
 
@@ -618,6 +658,9 @@ class ReaApp(App[int]):
     # ------------------------------------------------------------ evidence
 
     def _ledger_changed(self, entry: EvidenceEntry) -> None:
+        if entry.finished and entry.id not in self._recorded_entries:
+            self._recorded_entries.add(entry.id)
+            self.recorder.tool_call(entry)
         self.call_later(self._entry_changed, entry)
 
     async def _entry_changed(self, entry: EvidenceEntry) -> None:
@@ -658,17 +701,11 @@ class ReaApp(App[int]):
 
         open_tool_form(self, server, tool_name, arguments)
 
-    # Hooks the session transcript listens to; the live session keeps no other record of them.
-    def record_approval(self, server: str, tool: str, arguments: dict[str, Any], decision: str) -> None:
-        self.approvals.append({"server": server, "tool": tool, "arguments": arguments, "decision": decision})
-
-    def record_narrowing(self, entry: EvidenceEntry, candidate: str, argument: str) -> None:
-        self.narrowing_answers.append({"entry": entry.id, "candidate": candidate, "argument": argument})
-
-    def record_elicitation(self, request: Any, answer: Any) -> None:
-        self.elicitations.append(
-            {"server": request.server, "message": request.message, "action": answer.action}
-        )
+    def _note_changed(self, note: Note, removed: bool) -> None:
+        if removed:
+            self.recorder.note_removed(note.number)
+        else:
+            self.recorder.note(note)
 
     @on(EvidenceDetail.AnswerRequested)
     def _answer_requested(self, message: EvidenceDetail.AnswerRequested) -> None:
@@ -699,6 +736,40 @@ class ReaApp(App[int]):
             connections.insert(0, active.hosted.connection)
         self.push_screen(ProtocolLogScreen(connections, stable=self.stable))
 
+    def action_export_report(self) -> None:
+        from rea_tui.host.report import render_markdown
+        from rea_tui.host.transcript import read_transcript
+
+        source = self.recorder.path or (self.replay.transcript.path if self.replay else None)
+        if source is None or not source.is_file():
+            self.notify("There is no transcript to report on yet.", severity="warning")
+            return
+        target = source.with_suffix(".md")
+        try:
+            target.write_text(render_markdown(read_transcript(source)), encoding="utf-8")
+        except OSError as exc:
+            notify_plain(self, f"Could not write the report: {exc}", severity="error")
+            return
+        notify_plain(self, f"Report written to {target}", title="Report", timeout=10)
+
+    def action_save_screenshot(self) -> None:
+        from rea_tui.ui.screens.screenshot import ScreenshotScreen
+
+        def save(folder: Path | None) -> None:
+            # Called once the dialog is gone, so the screenshot is of the screen behind it.
+            if folder is None:
+                return
+            self.screenshot_folder = folder
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                path = self.save_screenshot(path=str(folder))
+            except OSError as exc:
+                notify_plain(self, f"Could not save the screenshot: {exc}", severity="error")
+                return
+            notify_plain(self, f"Screenshot saved to {path}", title="Screenshot", timeout=10)
+
+        self.push_screen(ScreenshotScreen(self.screenshot_folder), callback=save)
+
     def action_notes(self) -> None:
         from rea_tui.ui.screens.notes import NotesScreen
 
@@ -726,9 +797,18 @@ class ReaApp(App[int]):
         for state in self.servers.values():
             if state.hosted is not None:
                 await state.hosted.close()
+        self.recorder.close()
         self.exit(0)
 
 
-def create_app(specs: Iterable[ServerSpec], *, timeout: float = 30.0, stable: bool = False) -> ReaApp:
+def create_app(
+    specs: Iterable[ServerSpec],
+    *,
+    timeout: float = 30.0,
+    stable: bool = False,
+    transcript: Path | None = None,
+    replay: ReplayPlan | None = None,
+    offline: bool = False,
+) -> ReaApp:
     """The app factory used by `rea-tui`, the tests and the screenshot script."""
-    return ReaApp(specs, timeout=timeout, stable=stable)
+    return ReaApp(specs, timeout=timeout, stable=stable, transcript=transcript, replay=replay, offline=offline)

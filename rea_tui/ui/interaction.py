@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.interaction import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from rea_tui.host.connection import Connection
+    from rea_tui.host.transcript import SessionRecorder
 
 
 async def ask(app: App[Any], screen: Screen[Any]) -> Any:
@@ -26,18 +28,25 @@ async def ask(app: App[Any], screen: Screen[Any]) -> Any:
     return await answer
 
 
-def install_interaction_handlers(app: App[Any], connection: Connection) -> None:
+def install_interaction_handlers(
+    app: App[Any],
+    connection: Connection,
+    recorder: SessionRecorder,
+    prefill: Callable[[str], dict[str, Any] | None] | None = None,
+) -> None:
+    """`prefill(server)` may give the values to put in the next elicitation form (replays)."""
     from rea_tui.ui.screens.elicitation import ElicitationScreen, SamplingScreen
 
     async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
-        answer = await ask(app, ElicitationScreen(request))
-        recorder = getattr(app, "record_elicitation", None)
-        if recorder is not None:
-            recorder(request, answer)
-        return answer  # type: ignore[no-any-return]
+        initial = prefill(request.server) if prefill is not None and request.mode == "form" else None
+        answer: ElicitationAnswer = await ask(app, ElicitationScreen(request, initial))
+        recorder.elicitation(request, answer)
+        return answer
 
     async def sample(request: SamplingRequest) -> SamplingAnswer:
-        return await ask(app, SamplingScreen(request))  # type: ignore[no-any-return]
+        answer: SamplingAnswer = await ask(app, SamplingScreen(request))
+        recorder.sampling(request, answer)
+        return answer
 
     connection.elicitation_handler = elicit
     connection.sampling_handler = sample

@@ -85,11 +85,12 @@ def open_tool_form(
 def ask_approval(app: ReaApp, server: str, tool: Tool, request: ToolRequest, follows: str | None) -> None:
     allowed = app.session_allowed.setdefault(server, set())
     if tool.name in allowed:
+        app.recorder.approval(server, tool.name, request.arguments, "allowed for the session")
         start_call(app, server, tool, request, "allowed for the session", follows)
         return
 
     def decided(decision: Decision | None) -> None:
-        app.record_approval(server, tool.name, request.arguments, decision or "deny")
+        app.recorder.approval(server, tool.name, request.arguments, decision or "deny")
         if decision == "session":
             allowed.add(tool.name)
             start_call(app, server, tool, request, "allowed for the session", follows)
@@ -101,9 +102,7 @@ def ask_approval(app: ReaApp, server: str, tool: Tool, request: ToolRequest, fol
     app.push_screen(ApprovalScreen(server, tool.name, tool, request.arguments), callback=decided)
 
 
-def start_call(
-    app: ReaApp, server: str, tool: Tool, request: ToolRequest, approval: str, follows: str | None
-) -> None:
+def start_call(app: ReaApp, server: str, tool: Tool, request: ToolRequest, approval: str, follows: str | None) -> None:
     from rea_tui.host.tool_call import run_tool_call
 
     state = app.servers[server]
@@ -144,7 +143,7 @@ def answer_narrowing(app: ReaApp, entry_id: str) -> None:
     def chosen(choice: NarrowingChoice | None) -> None:
         if choice is None or entry.narrowing is None:
             return
-        app.record_narrowing(entry, choice.candidate.name, choice.argument)
+        app.recorder.narrowing_answer(entry, choice.candidate.name, choice.argument)
         pinned = pin(entry.arguments, entry.narrowing, choice.candidate, tool, choice.argument)
         note = Text(f"Narrowing round {entry.narrowing_round + 1}: ", style="bold magenta")
         note.append_text(plain_line(f"{choice.argument} = {pinned[choice.argument]}", 200))

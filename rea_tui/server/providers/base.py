@@ -74,9 +74,7 @@ class Provider(ABC):
 class InventoryProvider(Provider):
     """A ready provider that serves pages from in-memory inventories."""
 
-    def __init__(
-        self, name: str, documents: list[tuple[str, str]], inventories: dict[str, DocumentInventory]
-    ):
+    def __init__(self, name: str, documents: list[tuple[str, str]], inventories: dict[str, DocumentInventory]):
         self.name = name
         self._documents = documents
         self._inventories = inventories

@@ -167,10 +167,7 @@ class LiefDocument:
                     address += base
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
-        return [
-            ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a))
-            for a in sorted(names)
-        ]
+        return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
 
     # -- bytes and layout ----------------------------------------------------------
 
@@ -296,9 +293,7 @@ def capstone_mode(arch: str, bits: int) -> tuple[int, int] | None:
     return None
 
 
-def disassemble(
-    target: tuple[int, int], code: bytes, address: int, max_instructions: int
-) -> list[dict[str, Any]]:
+def disassemble(target: tuple[int, int], code: bytes, address: int, max_instructions: int) -> list[dict[str, Any]]:
     """Decode at most `max_instructions` instructions of `code` placed at `address`."""
     import capstone
 

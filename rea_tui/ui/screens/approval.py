@@ -70,9 +70,7 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Button("Run once", id="run-once", variant="primary")
                 if self.tool is not None and self.tool.read_only:
                     allow = Button("Allow this tool for the session", id="allow-session")
-                    allow.tooltip = (
-                        "Offered because the server declares the tool read-only (declared, not verified)"
-                    )
+                    allow.tooltip = "Offered because the server declares the tool read-only (declared, not verified)"
                     yield allow
                 yield Button("Deny", id="deny", variant="error")
 
@@ -81,9 +79,7 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        decision: Decision = {"run-once": "once", "allow-session": "session"}.get(
-            event.button.id or "", "deny"
-        )  # type: ignore[assignment]
+        decision: Decision = {"run-once": "once", "allow-session": "session"}.get(event.button.id or "", "deny")  # type: ignore[assignment]
         self.dismiss(decision)
 
     def action_deny(self) -> None:

@@ -252,9 +252,7 @@ class CompletionInspectorScreen(Screen[None]):
         key = self._cursor_key()
         record = self._records.get(key) if key is not None else None
         if record is None:
-            detail.update(
-                Text("No completion requests yet: type in a prompt argument field to send one.", style="dim")
-            )
+            detail.update(Text("No completion requests yet: type in a prompt argument field to send one.", style="dim"))
             return
         detail.update(record_detail(record, stable=self.stable))
 

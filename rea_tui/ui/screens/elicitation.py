@@ -50,9 +50,11 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
         Binding("escape", "cancel", "Cancel", id="elicitation-cancel", tooltip="Dismiss without answering"),
     ]
 
-    def __init__(self, request: ElicitationRequest) -> None:
+    def __init__(self, request: ElicitationRequest, initial: dict[str, Any] | None = None) -> None:
+        """`initial` fills the form (a replay offers the recorded answer; the analyst still accepts)."""
         super().__init__()
         self.request = request
+        self.initial = initial or {}
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -75,7 +77,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
             with VerticalScroll(id="elicitation-fields"):
                 for name, prop in properties.items():
                     yield SchemaField(
-                        str(name), prop if isinstance(prop, dict) else {}, name in required, None, []
+                        str(name), prop if isinstance(prop, dict) else {}, name in required, self.initial.get(name), []
                     )
             yield Static("", id="elicitation-message")
             with Horizontal(classes="dialog-buttons"):
@@ -141,9 +143,7 @@ class SamplingScreen(ModalScreen[SamplingAnswer]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="sampling", classes="dialog"):
-            yield Static(
-                asked_by(request.server, "asks for a model reply (sampling)"), classes="dialog-title"
-            )
+            yield Static(asked_by(request.server, "asks for a model reply (sampling)"), classes="dialog-title")
             yield Static(
                 Text("rea-tui calls no model: write the reply yourself, or decline.", style="dim"),
                 classes="dialog-description",
@@ -153,9 +153,7 @@ class SamplingScreen(ModalScreen[SamplingAnswer]):
                     yield Static(join(Text("system: ", style="bold"), plain(request.system_prompt, 4_000)))
                 for message in request.messages:
                     yield Static(
-                        join(
-                            plain_line(message.role, 20, style="bold"), Text(": "), plain(message.text, 8_000)
-                        )
+                        join(plain_line(message.role, 20, style="bold"), Text(": "), plain(message.text, 8_000))
                     )
             yield TextArea("", id="sampling-reply")
             with Horizontal(classes="dialog-buttons"):

@@ -49,9 +49,7 @@ class NotesScreen(Screen[None]):
     CSS_PATH = stylesheet("notes.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="notes-close", tooltip="Back to the investigation"),
-        Binding(
-            "delete", "delete_note", "Delete note", id="notes-delete", tooltip="Delete the highlighted note"
-        ),
+        Binding("delete", "delete_note", "Delete note", id="notes-delete", tooltip="Delete the highlighted note"),
     ]
 
     def __init__(self, notebook: Notebook, evidence_ids: Callable[[], list[str]]) -> None:
@@ -63,8 +61,7 @@ class NotesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(
             Text("Notes  ", style="bold").append(
-                "kept apart: what was seen, what it suggests, what is still unknown. "
-                "Cite evidence as E1, E2…",
+                "kept apart: what was seen, what it suggests, what is still unknown. Cite evidence as E1, E2…",
                 style="dim",
             ),
             id="notes-title",
@@ -95,7 +92,7 @@ class NotesScreen(Screen[None]):
         self.refresh_lists()
         self.query_one("#note-text", Input).focus()
 
-    def _notes_changed(self, _note: Note | None) -> None:
+    def _notes_changed(self, _note: Note, _removed: bool) -> None:
         self.call_later(self.refresh_lists)
 
     def on_unmount(self) -> None:
@@ -106,9 +103,7 @@ class NotesScreen(Screen[None]):
         for kind in NOTE_KINDS:
             view = self.query_one(f"#notes-{kind}", ListView)
             view.clear()
-            view.extend(
-                ListItem(Static(note_label(n)), name=str(n.number)) for n in self.notebook.of_kind(kind)
-            )
+            view.extend(ListItem(Static(note_label(n)), name=str(n.number)) for n in self.notebook.of_kind(kind))
 
     def add_note(self) -> None:
         kind_select = self.query_one("#note-kind", Select)

@@ -37,11 +37,7 @@ class ToolRequest:
 
 def is_sensitive(schema: dict[str, Any]) -> bool:
     """A value the form marks as secret: typed masked, and redacted from transcripts."""
-    return (
-        schema.get("format") == "password"
-        or schema.get("writeOnly") is True
-        or schema.get("x-sensitive") is True
-    )
+    return schema.get("format") == "password" or schema.get("writeOnly") is True or schema.get("x-sensitive") is True
 
 
 def property_kind(schema: dict[str, Any]) -> str:
@@ -57,9 +53,7 @@ def property_kind(schema: dict[str, Any]) -> str:
 class SchemaField(Vertical):
     """One property of the input schema."""
 
-    def __init__(
-        self, name: str, schema: dict[str, Any], required: bool, value: Any, suggestions: list[str]
-    ) -> None:
+    def __init__(self, name: str, schema: dict[str, Any], required: bool, value: Any, suggestions: list[str]) -> None:
         super().__init__(classes="schema-field")
         self.key = name
         self.schema = schema
@@ -92,10 +86,7 @@ class SchemaField(Vertical):
     def _editor(self) -> Widget:
         initial = self.initial
         if self.kind == "enum":
-            options = [
-                (plain_line(json.dumps(v) if not isinstance(v, str) else v, 80), v)
-                for v in self.schema["enum"]
-            ]
+            options = [(plain_line(json.dumps(v) if not isinstance(v, str) else v, 80), v) for v in self.schema["enum"]]
             select: Select[Any] = Select(options, allow_blank=not self.required, classes="schema-input")
             if initial in self.schema["enum"]:
                 select.value = initial
@@ -162,11 +153,9 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
 
     CSS_PATH = stylesheet("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="tool-form-cancel", tooltip="Close without running anything"),
         Binding(
-            "escape", "cancel", "Cancel", id="tool-form-cancel", tooltip="Close without running anything"
-        ),
-        Binding(
-            "ctrl+s",
+            "ctrl+r",
             "review",
             "Review",
             id="tool-form-review",
@@ -264,9 +253,7 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
             if target is not None:
                 target.set_error(diagnostic.message)
             else:
-                self.query_one("#tool-form-message", Static).update(
-                    plain(diagnostic.message, 500, style="red")
-                )
+                self.query_one("#tool-form-message", Static).update(plain(diagnostic.message, 500, style="red"))
             problems += 1
         try:
             timeout = float(self.query_one("#tool-timeout", Input).value or self.timeout)

@@ -97,9 +97,7 @@ class ChunkedText(Vertical):
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         start, self.shown = self.shown, min(len(self.text), self.shown + MORE_CHUNK)
-        await self.mount(
-            Static(plain(self.text[start : self.shown], None), classes="chunk"), before=event.button
-        )
+        await self.mount(Static(plain(self.text[start : self.shown], None), classes="chunk"), before=event.button)
         if self.shown >= len(self.text):
             await event.button.remove()
         else:
@@ -140,9 +138,7 @@ class EvidenceDetail(VerticalScroll):
             message.update(plain_line(entry.progress.message or "", 200))
 
     def _widgets(self, entry: EvidenceEntry) -> list[Any]:
-        head = join(
-            Text(entry.id, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  ")
-        )
+        head = join(Text(entry.id, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
         head.append_text(badge(entry))
         if entry.duration_ms is not None and not self.stable:
             head.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
@@ -153,13 +149,18 @@ class EvidenceDetail(VerticalScroll):
             head.append(f"  follows {entry.follows} (narrowing round {entry.narrowing_round})", style="dim")
         widgets: list[Any] = [Static(head, classes="evidence-head")]
         arguments = json.dumps(entry.arguments, indent=2, ensure_ascii=False)
-        widgets.append(
-            Static(join(Text("arguments ", style="bold"), plain(arguments, 5_000)), classes="evidence-args")
-        )
+        widgets.append(Static(join(Text("arguments ", style="bold"), plain(arguments, 5_000)), classes="evidence-args"))
         if entry.outcome == "running":
             widgets.append(ProgressBar(total=None, show_eta=False, classes="evidence-progress"))
             widgets.append(Static("", classes="progress-message"))
             widgets.append(Static(Text("ctrl+b cancels the call", style="dim")))
+        if entry.replay_of and entry.finished:
+            if entry.replay_diff is None:
+                widgets.append(Static(Text(f"replay: the same result as recorded {entry.replay_of}", style="green")))
+            else:
+                text = Text(f"replay: differs from recorded {entry.replay_of}\n", style="bold yellow")
+                text.append_text(plain(entry.replay_diff, 20_000))
+                widgets.append(Static(text, classes="replay-diff"))
         if entry.narrowing is not None:
             question = entry.narrowing
             text = Text(f"The server asks ({question.reason}): ", style="bold magenta")
@@ -209,11 +210,7 @@ class EvidenceDetail(VerticalScroll):
             self.notify(f"Copied {entry.id}")
         elif event.button.id == "copy-value":
             event.stop()
-            value = (
-                json.dumps(entry.structured, indent=2, ensure_ascii=False)
-                if entry.has_structured
-                else entry.text()
-            )
+            value = json.dumps(entry.structured, indent=2, ensure_ascii=False) if entry.has_structured else entry.text()
             self.app.copy_to_clipboard(value)
             self.notify(f"Copied the value of {entry.id} ({len(value):,} characters)")
         elif event.button.id == "answer-narrowing":

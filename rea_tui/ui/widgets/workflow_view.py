@@ -67,9 +67,7 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
         card.compose_add_child(Static(plain(f"{block.mime_type}, {size_text(block.size_bytes)} (not shown)")))
     elif isinstance(block, ResourceLinkBlock):
         card.border_title = "resource link"
-        body = join(
-            Text(), plain_line(block.uri, 300, style="underline"), Text("  "), plain_line(block.name, 100)
-        )
+        body = join(Text(), plain_line(block.uri, 300, style="underline"), Text("  "), plain_line(block.name, 100))
         if block.description:
             body.append("\n")
             body.append_text(plain(block.description, 500))
@@ -141,9 +139,7 @@ class WorkflowView(Vertical):
         self.query_one("#workflow-steps-title", Static).update(title)
         steps = self.query_one("#workflow-steps", ListView)
         await steps.clear()
-        await steps.extend(
-            [StepItem(server, s.tool, n, s.description) for n, s in enumerate(workflow.steps, 1)]
-        )
+        await steps.extend([StepItem(server, s.tool, n, s.description) for n, s in enumerate(workflow.steps, 1)])
         self.query_one("#workflow-scroll", VerticalScroll).scroll_home(animate=False)
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:
