@@ -19,6 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, ListView, OptionList, Select, TextArea, Tree
@@ -181,20 +182,37 @@ async def focus_field(pilot: Pilot[Any], form: ArgumentForm, name: str) -> Argum
 
 
 async def type_into(pilot: Pilot[Any], form: ArgumentForm, name: str, text: str) -> ArgumentField:
-    """Focus a field and type `text`, waiting for the dropdown to follow."""
+    """Focus a field and type `text` a key at a time, waiting for the dropdown to follow each key.
+
+    Waiting keeps one completion request in flight at a time, so the requests,
+    their ids and the logs are the same on every run.
+    """
     field = await focus_field(pilot, form, name)
-    await pilot.press(*text)
+    for key in text:
+        await pilot.press("space" if key == " " else key)
+        await wait_for(
+            pilot,
+            lambda: field.dropdown.shown_for == field.value,
+            f"completions for {name}={field.value!r}",
+        )
+    return field
+
+
+async def paste_into(pilot: Pilot[Any], form: ArgumentForm, name: str, text: str) -> ArgumentField:
+    """Focus a field and paste `text` into it (one change, one completion request)."""
+    field = await focus_field(pilot, form, name)
+    field.input.post_message(events.Paste(text))
     await wait_for(
         pilot,
-        lambda: field.dropdown.shown_for == field.value == field.input.value,
-        f"completions for {name}={field.value!r}",
+        lambda: field.value.endswith(text) and field.dropdown.shown_for == field.value,
+        f"completions for the pasted {name}",
     )
     return field
 
 
-async def choose_completion(pilot: Pilot[Any], form: ArgumentForm, name: str, value: str) -> None:
-    """Type a value's start and accept the matching suggestion with enter."""
-    field = await type_into(pilot, form, name, value[:3])
+async def choose_completion(pilot: Pilot[Any], form: ArgumentForm, name: str, value: str, typed: int = 2) -> None:
+    """Type the first letters of a value, move to it in the dropdown and accept it with enter."""
+    field = await type_into(pilot, form, name, value[:typed])
     index = field.dropdown.values.index(value)
     await pilot.press(*(["down"] * index), "enter")
     await wait_for(pilot, lambda: field.value == value, f"{name} = {value}")
@@ -203,13 +221,13 @@ async def choose_completion(pilot: Pilot[Any], form: ArgumentForm, name: str, va
 async def fill_investigation(
     pilot: Pilot[Any], feature: str = "offline search", document: str = "Notes", procedure: str = ""
 ) -> ArgumentForm:
-    """investigate_feature with its feature typed and document (and procedure) chosen from the dropdowns."""
+    """investigate_feature: the feature pasted, the document (and procedure) chosen from their dropdowns."""
     form = await open_prompt(pilot, "investigate_feature")
-    await type_into(pilot, form, "feature", feature)
+    await paste_into(pilot, form, "feature", feature)
     await pilot.press("escape")
     await choose_completion(pilot, form, "document", document)
     if procedure:
-        await choose_completion(pilot, form, "procedure", procedure)
+        await choose_completion(pilot, form, "procedure", procedure, typed=5)
     return form
 
 
@@ -455,6 +473,10 @@ async def evidence_detail(pilot: Pilot[Any]) -> None:
     detail = app.main.query_one(EvidenceDetail)
     tree = detail.query_one(".structured-tree", Tree)
     tree.focus()
+    await pilot.pause()
+    # Open "procedure" (root › structuredContent › evidence_id › document › procedure) with the keyboard.
+    await pilot.press("home", "down", "down", "down", "down", "space")
+    await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.is_expanded, "procedure")
     detail.scroll_to_widget(tree, animate=False, top=True)
     await settle(pilot)
 
@@ -471,6 +493,8 @@ async def narrowing_picker(pilot: Pilot[Any]) -> None:
         "round 2",
     )
     await screen_named(pilot, "NarrowingScreen")
+    # Behind the picker, the evidence pane shows the entry that asks (a fast call is not always selected by itself).
+    await select_evidence(pilot, app.ledger.entries[-1].id)
     await settle(pilot)
 
 
@@ -487,8 +511,11 @@ async def notes(pilot: Pilot[Any]) -> None:
         ("unknown", "which document handles offline sync?"),
     ):
         kind.value = note_kind
-        screen.query_one("#note-text", Input).focus()
-        await pilot.press(*text, "enter")
+        entry = screen.query_one("#note-text", Input)
+        entry.focus()
+        entry.post_message(events.Paste(text))
+        await wait_for(pilot, lambda t=text, e=entry: e.value == t, "the pasted note")  # type: ignore[misc]
+        await pilot.press("enter")
         await wait_for(pilot, lambda t=text: any(t in n.text for n in app.notebook.notes), f"the note {text!r}")
     await settle(pilot)
 

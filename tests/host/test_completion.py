@@ -45,9 +45,7 @@ async def test_context_arguments_narrow_the_values(sample: Connection) -> None:
 
 
 async def test_total_and_has_more(sample: Connection) -> None:
-    page = await CompletionFeed(sample).complete(
-        INVESTIGATE, "procedure", "search_", {"document": "libsearch"}
-    )
+    page = await CompletionFeed(sample).complete(INVESTIGATE, "procedure", "search_", {"document": "libsearch"})
     assert len(page.values) == 100 and page.total == 250 and page.has_more and not page.warnings
     assert page.latency_ms > 0
 

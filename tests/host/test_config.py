@@ -62,9 +62,7 @@ def test_vscode_servers_format_with_types() -> None:
 def test_variable_expansion_both_spellings() -> None:
     env = {"TOKEN": "s3cret", "HOME": "/home/x"}
     assert expand_variables("${TOKEN}-${env:HOME}", env) == "s3cret-/home/x"
-    spec = parse_config(
-        {"mcpServers": {"s": {"command": "${HOME}/bin/srv", "env": {"K": "${env:TOKEN}"}}}}, env
-    )[0]
+    spec = parse_config({"mcpServers": {"s": {"command": "${HOME}/bin/srv", "env": {"K": "${env:TOKEN}"}}}}, env)[0]
     assert spec.command == "/home/x/bin/srv" and spec.env["K"] == "s3cret"
 
 
@@ -134,11 +132,7 @@ def test_url_and_stdio_options() -> None:
     specs, _ = resolve_servers(
         ServerSelection(url="http://127.0.0.1:1/mcp", headers=("X-Key: abc",), protocol="legacy")
     )
-    assert (
-        specs[0].transport == "http"
-        and dict(specs[0].headers) == {"X-Key": "abc"}
-        and specs[0].protocol == "legacy"
-    )
+    assert specs[0].transport == "http" and dict(specs[0].headers) == {"X-Key": "abc"} and specs[0].protocol == "legacy"
     specs, _ = resolve_servers(ServerSelection(stdio=("python", "-m", "srv")))
     assert (specs[0].command, specs[0].args) == ("python", ("-m", "srv"))
     with pytest.raises(ConfigError, match="either --url or --stdio"):

@@ -62,14 +62,12 @@ async def test_streamable_http(sample_http_url: str) -> None:
 
 
 async def test_streamable_http_legacy(sample_http_url: str) -> None:
-    connection = await started(
-        ServerSpec(name="http", transport="http", url=sample_http_url, protocol="legacy")
-    )
+    connection = await started(ServerSpec(name="http", transport="http", url=sample_http_url, protocol="legacy"))
     try:
         assert connection.protocol_version == "2025-11-25"
-        assert (
-            await connection.request("prompts/get", {"name": "review_code", "arguments": {"code": "x=1"}})
-        )["messages"]
+        assert (await connection.request("prompts/get", {"name": "review_code", "arguments": {"code": "x=1"}}))[
+            "messages"
+        ]
     finally:
         await connection.close()
 
@@ -78,9 +76,7 @@ async def test_timeout_cancels_the_request_on_the_wire() -> None:
     connection = await started(sample_spec("legacy"))
     try:
         with pytest.raises(RequestTimedOut, match=r"timed out after 0\.3 s"):
-            await connection.request(
-                "tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}, timeout=0.3
-            )
+            await connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}, timeout=0.3)
         await wait_for_traffic(connection, "notifications/cancelled")
         sent = [e for e in connection.traffic.entries() if e.direction == "out"]
         assert sent[-1].method == "notifications/cancelled"
@@ -94,9 +90,7 @@ async def test_timeout_cancels_the_request_on_the_wire() -> None:
 async def test_caller_cancel_sends_notifications_cancelled() -> None:
     connection = await started(sample_spec("legacy"))
     try:
-        task = asyncio.create_task(
-            connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}})
-        )
+        task = asyncio.create_task(connection.request("tools/call", {"name": "slow_task", "arguments": {"seconds": 5}}))
         await asyncio.sleep(0.3)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

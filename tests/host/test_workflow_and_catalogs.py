@@ -73,9 +73,7 @@ async def test_huge_payloads_arrive_whole() -> None:
     try:
         result = await connection.request("prompts/get", {"name": "odd", "arguments": {"thing": "a"}})
         assert len(result["messages"][0]["content"]["text"]) == 5_000_000
-        entry = next(
-            e for e in connection.traffic.entries() if e.method == "prompts/get" and e.direction == "in"
-        )
+        entry = next(e for e in connection.traffic.entries() if e.method == "prompts/get" and e.direction == "in")
         assert entry.size > 5_000_000 and len(entry.payload) < 300_000  # stored bounded
     finally:
         await connection.close()
@@ -125,9 +123,7 @@ async def test_tool_calls_become_evidence_with_schema_checks_and_progress() -> N
         error = await run_tool_call(connection, ledger, "no_such_tool", {}, tool=None, approval="test")
         assert error.outcome in ("tool_error", "protocol_error")
         crashed = await run_tool_call(connection, ledger, "crash", {"code": 9}, tool=None, approval="test")
-        assert (
-            crashed.outcome == "server_exited" and crashed.exit_code == 9 and "code 9" in crashed.stderr_tail
-        )
+        assert crashed.outcome == "server_exited" and crashed.exit_code == 9 and "code 9" in crashed.stderr_tail
         assert ledger.ids() == ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
         assert [e.id for e in ledger.search("timed out")] == ["E4"]
     finally:

@@ -101,9 +101,7 @@ def main() -> None:
                 values: list[Any] = [f"{value}{i}" for i in range(120)] + [f"{value}1", 7, None]
                 result(request_id, {"completion": {"values": values, "total": 50, "hasMore": False}})
             elif mode == "hostile":
-                result(
-                    request_id, {"completion": {"values": [f"v{ESC}", MARKUP], "total": 2, "hasMore": False}}
-                )
+                result(request_id, {"completion": {"values": [f"v{ESC}", MARKUP], "total": 2, "hasMore": False}})
             else:
                 result(request_id, {"completion": {"values": "not a list"}})
         elif method == "tools/list":

@@ -1,0 +1,143 @@
+"""Transcripts (write, redact, read back after a kill) and the reports made from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from rea_tui.host.report import md_code, md_text, render_json, render_markdown
+from rea_tui.host.transcript import (
+    REDACTED,
+    TranscriptWriter,
+    read_transcript,
+    redact_content,
+    summarize,
+)
+
+HOSTILE = "<script>alert(1)</script> [click](http://evil.example) # Heading\n- item\n```\nfence\n``` **bold** \x1b[31m"
+
+
+def test_every_event_is_on_disk_when_write_returns(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = TranscriptWriter(path)
+    writer.write("session", version="x")
+    writer.write("note", kind="observation", text="seen")
+    # Read while the writer is still open: nothing is left in a buffer.
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["session", "note"]
+    assert json.loads(lines[1])["kind"] == "observation"
+    writer.close()
+
+
+def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = TranscriptWriter(path, secrets=["Bearer tok-123456", "tok-123456"])
+    writer.write("server", target="http://x", note='header "Bearer tok-123456" and tok-123456')
+    writer.add_secrets(['quo"te-secret'])
+    writer.write("call", arguments={"k": 'has quo"te-secret inside'})
+    text = path.read_text()
+    assert "tok-123456" not in text and 'quo\\"te-secret' not in text
+    assert text.count(REDACTED) == 3
+
+
+def test_sensitive_elicitation_values_are_redacted() -> None:
+    schema = {
+        "properties": {
+            "user": {"type": "string"},
+            "password": {"type": "string", "format": "password"},
+            "token": {"type": "string", "writeOnly": True},
+            "pin": {"type": "string", "x-sensitive": True},
+        }
+    }
+    assert redact_content({"user": "ann", "password": "p", "token": "t", "pin": "1"}, schema) == {
+        "user": "ann",
+        "password": REDACTED,
+        "token": REDACTED,
+        "pin": REDACTED,
+    }
+
+
+def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"seq": 1, "type": "session", "time": 1}\n{"seq": 2, "type": "note", "te')
+    transcript = read_transcript(path)
+    assert [e["type"] for e in transcript.events] == ["session"] and transcript.truncated
+    assert summarize(path)["truncated"] is True
+
+
+def hostile_transcript(tmp_path: Path) -> Path:
+    path = tmp_path / "hostile.jsonl"
+    writer = TranscriptWriter(path)
+    writer.write("session", version="t")
+    writer.write("server", name=f"srv {HOSTILE}", serverInfo={"name": HOSTILE, "version": "1"}, protocolVersion="x")
+    writer.write(
+        "workflow",
+        server="srv",
+        prompt=f"p {HOSTILE}",
+        arguments={"feature": HOSTILE},
+        description=HOSTILE,
+        messages=[{"role": "user", "content": [{"type": "text", "text": f"Use probe. {HOSTILE}"}]}],
+        steps=[{"tool": "probe", "description": HOSTILE}],
+    )
+    writer.write(
+        "tool_call",
+        id="E1",
+        server="srv",
+        tool="probe",
+        arguments={"x": HOSTILE},
+        outcome="ok",
+        approval="approved once",
+        content=[{"type": "text", "text": f"result ```` {HOSTILE}"}],
+        structuredContent={"html": HOSTILE},
+        schemaCheck="no output schema declared",
+    )
+    writer.write("note", number=1, kind="observation", text=f"seen in E1 {HOSTILE}", cites=["E1"])
+    writer.write("note", number=2, kind="inference", text="so it follows", cites=["E1"])
+    writer.write("note", number=3, kind="unknown", text="still open", cites=[])
+    writer.write("note", number=4, kind="unknown", text="removed later", cites=[])
+    writer.write("note_removed", number=4)
+    writer.close()
+    return path
+
+
+def test_markdown_report_keeps_notes_apart_and_cites_evidence(tmp_path: Path) -> None:
+    report = render_markdown(read_transcript(hostile_transcript(tmp_path)))
+    observations = report.index("## Observations")
+    inferences = report.index("## Inferences")
+    unknowns = report.index("## Unknowns")
+    assert observations < inferences < unknowns
+    assert "[E1](#evidence-e1)" in report[observations:inferences]
+    assert "so it follows" in report[inferences:unknowns] and "still open" in report[unknowns:]
+    assert "removed later" not in report
+    assert '<a id="evidence-e1"></a>' in report
+    assert "| [E1](#evidence-e1) | probe | ok |" in report
+    assert "1\\. probe" in report
+
+
+def test_server_text_in_the_report_is_inert(tmp_path: Path) -> None:
+    report = render_markdown(read_transcript(hostile_transcript(tmp_path)))
+    html = MarkdownIt("commonmark").render(report)
+    assert "<script>" not in html
+    assert 'href="http://evil.example"' not in html
+    assert "<strong>" not in html
+    # The only headings are the report's own.
+    headings = [line for line in html.splitlines() if line.startswith(("<h1", "<h2", "<h3"))]
+    assert all("Heading" not in h for h in headings)
+    # Evidence anchors are the report's own HTML; nothing else is raw HTML.
+    assert html.count("<a id=") == 1
+    assert "\x1b" not in report
+
+
+def test_md_helpers() -> None:
+    assert md_text("a <b> [c](d) *e*") == "a &lt;b&gt; \\[c\\]\\(d\\) \\*e\\*"
+    block = md_code("x ```` y")
+    assert block.startswith("`````\n") and block.endswith("\n`````")
+
+
+def test_json_report(tmp_path: Path) -> None:
+    data = json.loads(render_json(read_transcript(hostile_transcript(tmp_path))))
+    assert [e["id"] for e in data["evidence"]] == ["E1"]
+    assert [n["text"] for n in data["notes"]["unknown"]] == ["still open"]
+    assert data["workflows"][0]["steps"][0]["tool"] == "probe"
