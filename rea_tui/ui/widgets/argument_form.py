@@ -136,7 +136,9 @@ class ArgumentForm(VerticalScroll):
         yield Vertical(id="form-fields")
         yield Static("", id="form-message")
         with Horizontal(id="form-actions"):
-            yield Button("Render  ctrl+r", id="render-button", variant="primary", disabled=True)
+            render = Button("Render  ctrl+r", id="render-button", variant="primary", disabled=True)
+            render.display = False
+            yield render
 
     @property
     def fields(self) -> list[ArgumentField]:
@@ -172,6 +174,7 @@ class ArgumentForm(VerticalScroll):
         button = self.query_one("#render-button", Button)
         button.label = action_label
         button.disabled = False
+        button.display = True
 
     async def clear(self, heading: Text, message: Text | None = None) -> None:
         self.target = None
@@ -179,7 +182,9 @@ class ArgumentForm(VerticalScroll):
         self.query_one("#form-description", Static).update("")
         await self.query_one("#form-fields", Vertical).remove_children()
         self.set_message(message)
-        self.query_one("#render-button", Button).disabled = True
+        button = self.query_one("#render-button", Button)
+        button.disabled = True
+        button.display = False
 
     def set_message(self, message: Text | None) -> None:
         self.query_one("#form-message", Static).update(message or "")
