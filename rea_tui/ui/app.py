@@ -8,6 +8,7 @@ The UI never speaks JSON-RPC itself; everything goes through `rea_tui.host`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import json
 from collections.abc import Iterable
@@ -185,6 +186,7 @@ class ReaApp(App[int]):
         self.notebook.subscribe(self._note_changed)
         self._recorded_entries: set[str] = set()
         self.screenshot_folder = Path.cwd()
+        self._heap_frozen = False
         self.completion_log = CompletionLog()
         self.forms = FormState()
         self.active_server: str | None = self.specs[0].name if self.specs else None
@@ -208,6 +210,7 @@ class ReaApp(App[int]):
         # The tabs are for the mouse (f6 cycles panes from the keyboard); focus starts on the server list.
         self.main.query_one("#pane-tabs", Tabs).can_focus = False
         tree.focus()
+        self.main.query_one(ArgumentForm).on_edit = self.field_edited
         evidence = self.main.query_one(EvidencePane)
         transcript = self.recorder.path
         evidence.border_subtitle = f"transcript {transcript.name}" if transcript else "offline replay: read-only"
@@ -323,6 +326,11 @@ class ReaApp(App[int]):
         state.error = None
         hosted = state.hosted
         assert hosted is not None
+        if not self._heap_frozen:
+            # What exists now (Textual, the SDK, the catalogs) lives as long as the app: keep it out
+            # of full garbage collections, which otherwise stall keystrokes for 100 ms or more.
+            gc.freeze()
+            self._heap_frozen = True
         self.recorder.server_connected(hosted.connection)
         tree = self.main.query_one(ServerTree)
         connection = hosted.connection
@@ -542,15 +550,13 @@ class ReaApp(App[int]):
 
         hosted.completions.submit(ref, field.spec.name, value, context_for(field.spec.name, form.values()), deliver)
 
-    @on(Input.Changed, ".argument-input")
-    def _argument_changed(self, event: Input.Changed) -> None:
-        assert isinstance(event.input, ArgumentInput)
-        field = event.input.field
+    def field_edited(self, field: ArgumentField) -> None:
+        """Called by the field's input as soon as its value changes (not via a bubbled message: latency)."""
         form = self.main.query_one(ArgumentForm)
         if form.target is not None:
-            self.forms.get(form.target)[field.spec.name] = event.value
+            self.forms.get(form.target)[field.spec.name] = field.value
         field.set_error(None)
-        if event.input.has_focus:
+        if field.input.has_focus:
             self.request_completion(field)
 
     def on_descendant_focus(self, event: Any) -> None:
@@ -564,7 +570,8 @@ class ReaApp(App[int]):
     def on_argument_input_accepted(self, message: ArgumentInput.Accepted) -> None:
         field = message.field
         field.dropdown.close()
-        with field.input.prevent(Input.Changed):
+        # Accepting only fills the field: no new completion request, nothing runs.
+        with field.input.accepting():
             field.input.value = sanitize(message.value, None)
             field.input.cursor_position = len(field.input.value)
         form = self.main.query_one(ArgumentForm)

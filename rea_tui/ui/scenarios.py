@@ -39,7 +39,7 @@ NARROW = (100, 40)
 SERVER = "rea (synthetic)"
 FAILING_SERVER = "rea (missing target)"
 MISSING_TARGET = "/nonexistent/path"
-# A value the reference server rejects with -32602 naming the field: every prompt argument is capped at 4,096 characters.
+# A value the reference server rejects with -32602 naming the field (prompt arguments are capped at 4,096 characters).
 TOO_LONG = "openDocument " * 320
 
 Scenario = Callable[[Pilot[Any]], Awaitable[None]]
@@ -152,6 +152,17 @@ async def screen_named(pilot: Pilot[Any], name: str) -> Screen[Any]:
 # ---------------------------------------------------------------- analyst steps
 
 
+async def click(pilot: Pilot[Any], selector: str) -> None:
+    """Click a widget of the current screen, as the mouse does.
+
+    A button ignores clicks for a moment after it was pressed (its "active"
+    effect); a second click on the same button waits for that to pass.
+    """
+    widget = the_app(pilot).screen.query_one(selector)
+    await wait_for(pilot, lambda: not widget.has_class("-active"), f"{selector} to be clickable")
+    await pilot.click(selector)
+
+
 async def open_prompt(pilot: Pilot[Any], name: str, server: str = SERVER) -> ArgumentForm:
     """Pick a prompt in the sidebar; its form opens in the centre."""
     app = the_app(pilot)
@@ -210,9 +221,9 @@ async def paste_into(pilot: Pilot[Any], form: ArgumentForm, name: str, text: str
     return field
 
 
-async def choose_completion(pilot: Pilot[Any], form: ArgumentForm, name: str, value: str, typed: int = 2) -> None:
-    """Type the first letters of a value, move to it in the dropdown and accept it with enter."""
-    field = await type_into(pilot, form, name, value[:typed])
+async def choose_completion(pilot: Pilot[Any], form: ArgumentForm, name: str, value: str, typed: int = 1) -> None:
+    """Paste the first letters of a value, move to it in the dropdown and accept it with enter."""
+    field = await paste_into(pilot, form, name, value[:typed])
     index = field.dropdown.values.index(value)
     await pilot.press(*(["down"] * index), "enter")
     await wait_for(pilot, lambda: field.value == value, f"{name} = {value}")
@@ -272,7 +283,7 @@ async def fill_tool_form(pilot: Pilot[Any], values: dict[str, str]) -> None:
 
 async def review(pilot: Pilot[Any]) -> Screen[Any]:
     """Review and approve…: the approval dialog opens."""
-    await pilot.click("#review")
+    await click(pilot, "#review")
     return await screen_named(pilot, "ApprovalScreen")
 
 
@@ -280,7 +291,7 @@ async def approve(pilot: Pilot[Any], button: str = "#run-once") -> EvidenceEntry
     """Press a button of the approval dialog and wait for the call it starts to finish."""
     app = the_app(pilot)
     before = len(app.ledger.entries)
-    await pilot.click(button)
+    await click(pilot, button)
     await wait_for(
         pilot,
         lambda: len(app.ledger.entries) > before and app.ledger.entries[-1].finished,
@@ -290,14 +301,23 @@ async def approve(pilot: Pilot[Any], button: str = "#run-once") -> EvidenceEntry
     return app.ledger.entries[-1]
 
 
-async def run_tool(
-    pilot: Pilot[Any], tool: str, values: dict[str, str] | None = None, button: str = "#run-once"
-) -> EvidenceEntry:
-    """Pick a tool in the sidebar, fill its form, review, approve and wait for the evidence."""
+async def open_tool(pilot: Pilot[Any], tool: str, server: str = SERVER) -> Screen[Any]:
+    """Pick a tool in the sidebar: its form opens."""
     app = the_app(pilot)
     tree = app.main.query_one(ServerTree)
-    assert tree.select_ref(NodeRef("tool", SERVER, tool)), f"no tool {tool} in the sidebar"
-    await screen_named(pilot, "ToolFormScreen")
+    assert tree.select_ref(NodeRef("tool", server, tool)), f"no tool {tool} in the sidebar"
+    return await screen_named(pilot, "ToolFormScreen")
+
+
+async def run_tool(
+    pilot: Pilot[Any],
+    tool: str,
+    values: dict[str, str] | None = None,
+    button: str = "#run-once",
+    server: str = SERVER,
+) -> EvidenceEntry:
+    """Pick a tool in the sidebar, fill its form, review, approve and wait for the evidence."""
+    await open_tool(pilot, tool, server)
     await fill_tool_form(pilot, values or {})
     await review(pilot)
     return await approve(pilot, button)
@@ -312,7 +332,7 @@ async def answer_narrowing(pilot: Pilot[Any], candidate: str) -> Screen[Any]:
     index = next(i for i, label in enumerate(labels) if label == candidate or label.startswith(f"{candidate} "))
     options.focus()
     await pilot.press("home", *(["down"] * index))
-    await pilot.click("#choose")
+    await click(pilot, "#choose")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "ToolFormScreen", "the tool form")
     await pilot.pause()
     return app.screen
@@ -353,7 +373,7 @@ async def dropdown_empty(pilot: Pilot[Any]) -> None:
     """The feature field has no completions: the footer says that empty does not mean none."""
     await connected(pilot)
     form = await open_prompt(pilot, "investigate_feature")
-    await type_into(pilot, form, "feature", "offline")
+    await paste_into(pilot, form, "feature", "offline search")
     await settle(pilot)
 
 
@@ -472,11 +492,13 @@ async def evidence_detail(pilot: Pilot[Any]) -> None:
     await select_evidence(pilot, entry.id)
     detail = app.main.query_one(EvidenceDetail)
     tree = detail.query_one(".structured-tree", Tree)
+    # Open the "procedure" object of structuredContent and put the tree's cursor on it.
+    (content,) = tree.root.children
+    procedure = next(n for n in content.children if str(n.label).startswith("procedure"))
+    procedure.expand()
     tree.focus()
+    tree.move_cursor(procedure)
     await pilot.pause()
-    # Open "procedure" (root › structuredContent › evidence_id › document › procedure) with the keyboard.
-    await pilot.press("home", "down", "down", "down", "down", "space")
-    await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.is_expanded, "procedure")
     detail.scroll_to_widget(tree, animate=False, top=True)
     await settle(pilot)
 
@@ -486,7 +508,7 @@ async def narrowing_picker(pilot: Pilot[Any]) -> None:
     app = await connected(pilot)
     await run_tool(pilot, "inspect_procedure", button="#allow-session")
     await answer_narrowing(pilot, "openDocument")
-    await pilot.click("#review")  # allowed for the session: no approval dialog this time
+    await click(pilot, "#review")  # allowed for the session: no approval dialog this time
     await wait_for(
         pilot,
         lambda: len(app.ledger.entries) == 2 and app.ledger.entries[-1].finished,
@@ -498,6 +520,10 @@ async def narrowing_picker(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+def _notes_written(app: ReaApp, count: int) -> Callable[[], bool]:
+    return lambda: len(app.notebook.notes) >= count
+
+
 async def notes(pilot: Pilot[Any]) -> None:
     """ctrl+n: an observation citing E1, an inference and an unknown, in three separate lists."""
     app = await connected(pilot)
@@ -505,18 +531,21 @@ async def notes(pilot: Pilot[Any]) -> None:
     await pilot.press("ctrl+n")
     screen = await screen_named(pilot, "NotesScreen")
     kind = screen.query_one("#note-kind", Select)
-    for note_kind, text in (
-        ("observation", "E1 lists five documents; Notes is the main executable"),
-        ("inference", "search is probably done in libsearch.dylib (E1)"),
-        ("unknown", "which document handles offline sync?"),
+    entry = screen.query_one("#note-text", Input)
+    for count, (note_kind, text) in enumerate(
+        (
+            ("observation", "E1 lists five documents; Notes is the main executable"),
+            ("inference", "search is probably done in libsearch.dylib (E1)"),
+            ("unknown", "which document handles offline sync?"),
+        ),
+        start=1,
     ):
         kind.value = note_kind
-        entry = screen.query_one("#note-text", Input)
         entry.focus()
         entry.post_message(events.Paste(text))
-        await wait_for(pilot, lambda t=text, e=entry: e.value == t, "the pasted note")  # type: ignore[misc]
+        await wait_for(pilot, lambda: bool(entry.value), "the pasted note")
         await pilot.press("enter")
-        await wait_for(pilot, lambda t=text: any(t in n.text for n in app.notebook.notes), f"the note {text!r}")
+        await wait_for(pilot, _notes_written(app, count), f"the note {text!r}")
     await settle(pilot)
 
 

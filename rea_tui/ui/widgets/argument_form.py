@@ -7,7 +7,8 @@ render) and the app asks the host.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -51,8 +52,24 @@ class ArgumentInput(Input):
             self.value = value
 
     def __init__(self, field: ArgumentField, value: str, *, id: str) -> None:
-        super().__init__(value=value, id=id, classes="argument-input")
+        # Set first: Input's constructor assigns the value, which runs watch_value.
         self.field = field
+        self._accepting = False
+        super().__init__(value=value, id=id, classes="argument-input")
+
+    @contextmanager
+    def accepting(self) -> Iterator[None]:
+        """Set the value from an accepted suggestion without treating it as typing."""
+        self._accepting = True
+        try:
+            yield
+        finally:
+            self._accepting = False
+
+    def watch_value(self, value: str) -> None:
+        form = self.field.form
+        if not self._accepting and form is not None and form.on_edit is not None and self.is_mounted:
+            form.on_edit(self.field)
 
     async def _on_key(self, event: events.Key) -> None:
         dropdown = self.field.dropdown
@@ -85,6 +102,10 @@ class ArgumentField(Vertical):
         self.spec = spec
         self.initial = value
         self.index = index
+
+    @property
+    def form(self) -> ArgumentForm | None:
+        return next((a for a in self.ancestors if isinstance(a, ArgumentForm)), None)
 
     def compose(self) -> ComposeResult:
         mark = Text(" *", style="bold red") if self.spec.required else Text("")
@@ -129,6 +150,8 @@ class ArgumentForm(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.target: tuple[str, str, str] | None = None  # (kind, server, name)
+        # Called whenever a field's value changes (typed, pasted or set).
+        self.on_edit: Callable[[ArgumentField], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Select a prompt on the left.", style="dim"), id="form-heading")

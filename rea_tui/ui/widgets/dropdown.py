@@ -85,13 +85,14 @@ class CompletionDropdown(Vertical):
         self.expected = None
 
     def expect(self, value: str) -> None:
-        """A request for `value` went out: drop what was shown (it is stale now)."""
+        """A request for `value` went out: what is shown answers an older value, so hide it.
+
+        Hiding (not clearing) keeps the dropdown's size, so no layout pass is needed.
+        """
         self.expected = value
         if self.shown_for != value:
-            self.options.clear_options()
-            self.values = ()
-            self.shown_for = None
-            self.footer.update("")
+            self.set_class(True, "-stale")
+            self.footer.update("", layout=False)
         self.open()
         self._stop_spinner()
         self._spinner = self.set_timer(SPINNER_DELAY, self._start_spinner)
@@ -102,7 +103,7 @@ class CompletionDropdown(Vertical):
 
     def _spin(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER_FRAMES)
-        self.footer.update(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"))
+        self.footer.update(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"), layout=False)
 
     def _stop_spinner(self) -> None:
         if self._spinner is not None:
@@ -121,12 +122,18 @@ class CompletionDropdown(Vertical):
         options.add_options([Option(plain_line(value, 300)) for value in page.values])
         if page.values:
             options.highlighted = 0
-        self.footer.update(footer_for(page))
+        self.set_class(not page.values, "-empty")
+        self.set_class(False, "-stale")
+        self.footer.update(footer_for(page), layout=False)
         self.open()
         if self.on_painted is not None:
-            callback = self.on_painted
-            self.call_after_refresh(callback, page.value)
+            self.call_after_refresh(self._painted, page.value)
         return True
+
+    def _painted(self, value: str) -> None:
+        # Only a page still on screen counts as painted (a newer keystroke may have hidden it).
+        if self.on_painted is not None and self.shown_for == value and not self.has_class("-stale"):
+            self.on_painted(value)
 
     def show_failure(self, failure: CompletionFailure, current_value: str) -> bool:
         if failure.value != current_value or self.expected != current_value:
@@ -135,12 +142,14 @@ class CompletionDropdown(Vertical):
         self.options.clear_options()
         self.values = ()
         self.shown_for = failure.value
+        self.set_class(True, "-empty")
+        self.set_class(False, "-stale")
         code = getattr(failure.error, "code", None)
         prefix = f"error {code}: " if code is not None else "error: "
         message = str(failure.error)
         if code is not None and message.startswith(f"error {code}: "):
             message = message[len(f"error {code}: ") :]
-        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, 300)))
+        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, 300)), layout=False)
         self.open()
         return True
 
