@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -92,8 +93,11 @@ class Connection:
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         memory: ProtocolMemory | None = None,
+        started: subprocess.Popen[bytes] | None = None,
     ) -> None:
+        """`started`: the stdio server's process, if it was started early (used by the first start only)."""
         self.spec = spec
+        self._started = started
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.memory = memory
@@ -174,7 +178,8 @@ class Connection:
         self._process = None
         if self.spec.transport == "stdio":
             # Start the server first, then load the SDK while it boots: the two overlap.
-            self._process = StdioProcess(self.spec, self.traffic, self.stderr)
+            self._process = StdioProcess(self.spec, self.traffic, self.stderr, self._started)
+            self._started = None
             try:
                 await self._process.spawn()
             except HostError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from rea_tui.host.catalog import ServerCatalogs
 from rea_tui.host.completion import CompletionFeed
 from rea_tui.host.config import ServerSpec
@@ -14,10 +16,17 @@ class HostedServer:
     """Everything the host keeps for one server; survives reconnects."""
 
     def __init__(
-        self, spec: ServerSpec, *, timeout: float = DEFAULT_TIMEOUT, memory: ProtocolMemory | None = None
+        self,
+        spec: ServerSpec,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        memory: ProtocolMemory | None = None,
+        started: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.spec = spec
-        self.connection = Connection(spec, timeout=timeout, connect_timeout=max(timeout, 10.0), memory=memory)
+        self.connection = Connection(
+            spec, timeout=timeout, connect_timeout=max(timeout, 10.0), memory=memory, started=started
+        )
         self.catalogs = ServerCatalogs(self.connection)
         self.completions = CompletionFeed(self.connection)
 

@@ -9,14 +9,16 @@ of each line in the traffic log. `TappedTransport` wraps any other transport
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
+import subprocess
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, suppress
 from subprocess import PIPE
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
@@ -93,44 +95,125 @@ class StderrBuffer:
         return "\n".join(self.text().rstrip("\n").split("\n")[-lines:]) if self._data else ""
 
 
-class StdioProcess(AbstractAsyncContextManager[Streams]):
-    """Run `spec` as a subprocess speaking newline-delimited JSON-RPC."""
+def start_server_process(spec: ServerSpec) -> subprocess.Popen[bytes]:
+    """Start a stdio server. Plain `subprocess`, so it can run before any event loop (or the SDK) exists."""
+    try:
+        return subprocess.Popen(
+            [spec.command, *spec.args],
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            cwd=spec.cwd or None,
+            env=server_environment(spec.env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
 
-    def __init__(self, spec: ServerSpec, traffic: TrafficLog, stderr: StderrBuffer) -> None:
+
+class _PipeReader:
+    """A child's output pipe as an async iterator of byte chunks."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._reader: asyncio.StreamReader | None = None
+        self._transport: asyncio.BaseTransport | None = None
+
+    async def _open(self) -> asyncio.StreamReader:
+        if self._reader is None:
+            loop = asyncio.get_running_loop()
+            reader = asyncio.StreamReader(limit=1 << 20)
+            self._transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self._pipe)
+            self._reader = reader
+        return self._reader
+
+    def __aiter__(self) -> _PipeReader:
+        return self
+
+    async def __anext__(self) -> bytes:
+        chunk = await (await self._open()).read(1 << 16)
+        if not chunk:
+            raise StopAsyncIteration
+        return chunk
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+        else:
+            self._pipe.close()
+
+
+class _PipeWriter:
+    """A child's stdin pipe, written with back-pressure."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def send(self, data: bytes) -> None:
+        if self._writer is None:
+            loop = asyncio.get_running_loop()
+            transport, protocol = await loop.connect_write_pipe(
+                lambda: asyncio.streams.FlowControlMixin(),
+                self._pipe,
+            )
+            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        self._writer.write(data)
+        await self._writer.drain()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        else:
+            self._pipe.close()
+
+
+class StdioProcess(AbstractAsyncContextManager[Streams]):
+    """Run `spec` as a subprocess speaking newline-delimited JSON-RPC.
+
+    The process may have been started earlier (`start_server_process`, e.g.
+    before the TUI's first frame) and handed in as `started`.
+    """
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        traffic: TrafficLog,
+        stderr: StderrBuffer,
+        started: subprocess.Popen[bytes] | None = None,
+    ) -> None:
         self._spec = spec
         self._traffic = traffic
         self.stderr = stderr
-        self._process: anyio.abc.Process | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._started = started
+        self._stdin: _PipeWriter | None = None
+        self._stdout: _PipeReader | None = None
+        self._stderr_pipe: _PipeReader | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.exited = anyio.Event()
         self._streams: list[Any] = []
 
     @property
     def returncode(self) -> int | None:
-        return None if self._process is None else self._process.returncode
+        return None if self._process is None else self._process.poll()
 
     @property
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
     async def spawn(self) -> None:
-        """Start the server process (needs no SDK, so it can run while the SDK loads)."""
+        """Start the server process, or adopt the one started earlier (needs no SDK)."""
         if self._process is not None:
             return
-        spec = self._spec
-        try:
-            self._process = await anyio.open_process(
-                [spec.command, *spec.args],
-                stdin=PIPE,
-                stdout=PIPE,
-                stderr=PIPE,
-                cwd=spec.cwd or None,
-                env=server_environment(spec.env),
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
-        self._traffic.record_event("process/started", f"pid {self._process.pid}: {spec.display_target()}")
+        process = self._started or start_server_process(self._spec)
+        self._started = None
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self._process = process
+        self._stdin = _PipeWriter(process.stdin)
+        self._stdout = _PipeReader(process.stdout)
+        self._stderr_pipe = _PipeReader(process.stderr)
+        self._traffic.record_event("process/started", f"pid {process.pid}: {self._spec.display_target()}")
 
     async def __aenter__(self) -> Streams:
         await self.spawn()
@@ -145,12 +228,12 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         return session_reads, session_writes
 
     async def _read_stdout(self, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
-        assert self._process is not None and self._process.stdout is not None
+        assert self._stdout is not None
         buffer = bytearray()
         dropping = False
         async with to_session:
             try:
-                async for chunk in self._process.stdout:
+                async for chunk in self._stdout:
                     start = 0
                     while (end := chunk.find(b"\n", start)) != -1:
                         if not dropping:
@@ -194,8 +277,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         await to_session.send(message)
 
     async def _write_stdin(self, from_session: MemoryObjectReceiveStream[SessionMessage]) -> None:
-        assert self._process is not None and self._process.stdin is not None
-        stdin = self._process.stdin
+        assert self._stdin is not None
+        stdin = self._stdin
         async with from_session:
             try:
                 async for message in from_session:
@@ -207,19 +290,19 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                 pass
 
     async def _read_stderr(self) -> None:
-        assert self._process is not None and self._process.stderr is not None
-        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-            async for chunk in self._process.stderr:
+        assert self._stderr_pipe is not None
+        with suppress(OSError):
+            async for chunk in self._stderr_pipe:
                 self.stderr.append(chunk)
 
     async def _wait_for_exit(self, timeout: float = _EXIT_GRACE_SECONDS) -> None:
         """After stdout closed: give the process a moment to report its exit code."""
         assert self._process is not None
         with anyio.move_on_after(timeout), anyio.CancelScope(shield=True):
-            while self._process.returncode is None:
+            while self.returncode is None:
                 await anyio.sleep(0.01)
-        if self._process.returncode is not None and not self.exited.is_set():
-            self._traffic.record_event("process/exited", f"exit code {self._process.returncode}")
+        if self.returncode is not None and not self.exited.is_set():
+            self._traffic.record_event("process/exited", f"exit code {self.returncode}")
         self.exited.set()
 
     async def __aexit__(
@@ -232,26 +315,28 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             for stream in self._streams:
                 with suppress(Exception):
                     await stream.aclose()
-            if process.stdin is not None:
+            if self._stdin is not None:
                 with suppress(Exception):
-                    await process.stdin.aclose()
+                    self._stdin.close()
             await self._stop(process)
         # The task group was entered in __aenter__, so it must be exited outside any newer scope.
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
-        with anyio.CancelScope(shield=True), suppress(Exception):
-            await process.aclose()
+        for reader in (self._stdout, self._stderr_pipe):
+            if reader is not None:
+                with suppress(Exception):
+                    reader.close()
 
-    async def _stop(self, process: anyio.abc.Process) -> None:
+    async def _stop(self, process: subprocess.Popen[bytes]) -> None:
         """Close stdin, then SIGTERM the process group, then SIGKILL it."""
         for sig in (None, signal.SIGTERM, signal.SIGKILL):
-            if sig is not None and process.returncode is None:
+            if sig is not None and process.poll() is None:
                 with suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, sig)
             with anyio.move_on_after(_EXIT_GRACE_SECONDS):
-                while process.returncode is None:
+                while process.poll() is None:
                     await anyio.sleep(0.01)
-            if process.returncode is not None:
+            if process.poll() is not None:
                 return
 
 

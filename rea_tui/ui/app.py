@@ -11,6 +11,7 @@ import asyncio
 import gc
 import importlib
 import json
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,8 +170,11 @@ class ReaApp(App[int]):
         transcript: Path | None = None,
         replay: ReplayPlan | None = None,
         offline: bool = False,
+        started: dict[str, subprocess.Popen[bytes]] | None = None,
     ) -> None:
+        """`started`: stdio server processes already running, by server name (started before the first frame)."""
         super().__init__()
+        self._started = dict(started or {})
         self.replay = replay
         self.offline = offline
         self._replay_started = False
@@ -273,7 +277,10 @@ class ReaApp(App[int]):
             hosted_module = await asyncio.to_thread(importlib.import_module, "rea_tui.host.hosted")
             memory_module = importlib.import_module("rea_tui.host.protocol_memory")
             state.hosted = hosted_module.HostedServer(
-                state.spec, timeout=self.timeout, memory=memory_module.ProtocolMemory()
+                state.spec,
+                timeout=self.timeout,
+                memory=memory_module.ProtocolMemory(),
+                started=self._started.pop(name, None),
             )
             state.hosted.completions.log = self.completion_log
             state.unsubscribe = state.hosted.connection.subscribe(self._host_event)
@@ -816,6 +823,9 @@ def create_app(
     transcript: Path | None = None,
     replay: ReplayPlan | None = None,
     offline: bool = False,
+    started: dict[str, subprocess.Popen[bytes]] | None = None,
 ) -> ReaApp:
     """The app factory used by `rea-tui`, the tests and the screenshot script."""
-    return ReaApp(specs, timeout=timeout, stable=stable, transcript=transcript, replay=replay, offline=offline)
+    return ReaApp(
+        specs, timeout=timeout, stable=stable, transcript=transcript, replay=replay, offline=offline, started=started
+    )

@@ -98,7 +98,7 @@ def _quiet(app: ReaApp) -> bool:
         return False
     if any(worker.is_running for worker in app.workers):
         return False
-    if any(not task.done() for task in app._calls.values()):
+    if any(not task.done() for task in getattr(app, "_calls", {}).values()):
         return False
     if any(not entry.finished for entry in app.ledger.entries):
         return False
