@@ -19,8 +19,7 @@ from textual.widgets import Button, Static, TextArea
 
 from rea_tui.host.interaction import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest
 from rea_tui.host.sanitize import sanitize
-from rea_tui.host.schema_values import UnreadableValue, validate_arguments
-from rea_tui.ui.screens.tool_form import SchemaField
+from rea_tui.ui.screens.tool_form import SchemaField, collect_fields, has_errors
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
 
@@ -91,25 +90,12 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
             editors.first().focus()
 
     def _collect(self) -> dict[str, Any] | None:
-        content: dict[str, Any] = {}
         fields = list(self.query(SchemaField))
-        problems = 0
-        for field in fields:
-            field.set_error(None)
-            try:
-                present, value = field.raw_value()
-            except UnreadableValue as exc:
-                field.set_error(str(exc))
-                problems += 1
-                continue
-            if present:
-                content[field.key] = value
-        for diagnostic in validate_arguments(self.request.requested_schema, content):
-            target = next((f for f in fields if f.key == diagnostic.field.split(".")[0]), None)
-            if target is not None:
-                target.set_error(diagnostic.message)
-            problems += 1
-        return None if problems else content
+        content, unplaced = collect_fields(fields, self.request.requested_schema)
+        self.query_one("#elicitation-message", Static).update(
+            plain("; ".join(unplaced), 500, style="red") if unplaced else ""
+        )
+        return None if unplaced or has_errors(fields) else content
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

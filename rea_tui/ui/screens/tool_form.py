@@ -148,6 +148,36 @@ class SchemaField(Vertical):
                 editor.text = json.dumps(value)
 
 
+def collect_fields(fields: list[SchemaField], schema: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The typed values of `fields`, checked against `schema`.
+
+    Each problem is shown under its field; the ones that name no field are returned.
+    The values are only usable when every field is free of errors.
+    """
+    values: dict[str, Any] = {}
+    for field in fields:
+        field.set_error(None)
+        try:
+            present, value = field.raw_value()
+        except UnreadableValue as exc:
+            field.set_error(str(exc))
+            continue
+        if present:
+            values[field.key] = value
+    unplaced: list[str] = []
+    for diagnostic in validate_arguments(schema, values):
+        target = next((f for f in fields if f.key == diagnostic.field.split(".")[0]), None)
+        if target is not None:
+            target.set_error(diagnostic.message)
+        else:
+            unplaced.append(diagnostic.message)
+    return values, unplaced
+
+
+def has_errors(fields: list[SchemaField]) -> bool:
+    return any(f.has_class("-invalid") for f in fields)
+
+
 class ToolFormScreen(ModalScreen[ToolRequest | None]):
     """Fill in a tool's arguments; "Review" leads to the approval dialog."""
 
@@ -235,26 +265,11 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
 
     def collect(self) -> ToolRequest | None:
         """The arguments, or None after marking what is wrong."""
-        arguments: dict[str, Any] = {}
-        problems = 0
         fields = list(self.query(SchemaField))
-        for field in fields:
-            field.set_error(None)
-            try:
-                present, value = field.raw_value()
-            except UnreadableValue as exc:
-                field.set_error(str(exc))
-                problems += 1
-                continue
-            if present:
-                arguments[field.key] = value
-        for diagnostic in validate_arguments(self.tool.input_schema, arguments):
-            target = next((f for f in fields if f.key == diagnostic.field.split(".")[0]), None)
-            if target is not None:
-                target.set_error(diagnostic.message)
-            else:
-                self.query_one("#tool-form-message", Static).update(plain(diagnostic.message, 500, style="red"))
-            problems += 1
+        arguments, unplaced = collect_fields(fields, self.tool.input_schema)
+        message = self.query_one("#tool-form-message", Static)
+        message.update(plain("; ".join(unplaced), 500, style="red") if unplaced else "")
+        problems = len(unplaced) + has_errors(fields)
         try:
             timeout = float(self.query_one("#tool-timeout", Input).value or self.timeout)
         except ValueError:
