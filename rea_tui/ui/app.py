@@ -189,6 +189,7 @@ class ReaApp(App[int]):
         self.recorder = SessionRecorder(TranscriptWriter(None if offline else transcript or new_transcript_path()))
         self.notebook.subscribe(self._note_changed)
         self._recorded_entries: set[str] = set()
+        self._shown_entries: set[str] = set()
         self.screenshot_folder = Path.cwd()
         self._heap_frozen = False
         self.completion_log = CompletionLog()
@@ -217,7 +218,11 @@ class ReaApp(App[int]):
         self.main.query_one(ArgumentForm).on_edit = self.field_edited
         evidence = self.main.query_one(EvidencePane)
         transcript = self.recorder.path
-        evidence.border_subtitle = f"transcript {transcript.name}" if transcript else "offline replay: read-only"
+        if transcript is None:
+            evidence.border_subtitle = "offline replay: read-only"
+        else:
+            # Stable mode (snapshots) shows no timestamp or pid.
+            evidence.border_subtitle = "transcript (recording)" if self.stable else f"transcript {transcript.name}"
         if self.offline and self.replay is not None:
             self._show_recorded(self.replay)
         for spec in self.specs:
@@ -544,8 +549,10 @@ class ReaApp(App[int]):
             return
         hosted, ref = target
         value = field.value
-        field.dropdown.expect(value)
         form = self.main.query_one(ArgumentForm)
+        if not field.dropdown.is_open:
+            form.make_room_for(field)
+        field.dropdown.expect(value)
 
         def deliver(page: CompletionPage | CompletionFailure) -> None:
             if not field.is_attached:
@@ -675,11 +682,13 @@ class ReaApp(App[int]):
         if entry.finished and entry.id not in self._recorded_entries:
             self._recorded_entries.add(entry.id)
             self.recorder.tool_call(entry)
-        self.call_later(self._entry_changed, entry)
+        # Decided now, not when the callback runs: a quick call may be finished by then.
+        new = entry.id not in self._shown_entries
+        self._shown_entries.add(entry.id)
+        self.call_later(self._entry_changed, entry, new)
 
-    async def _entry_changed(self, entry: EvidenceEntry) -> None:
-        # A call that just started is selected, so its progress shows.
-        new = entry.outcome == "running" and entry.progress is None
+    async def _entry_changed(self, entry: EvidenceEntry, new: bool) -> None:
+        # A new entry is selected, so its progress (or its result) shows.
         for pane in self.main.query(EvidencePane):
             await pane.entry_changed(entry, select=new)
         if new:

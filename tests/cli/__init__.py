@@ -61,9 +61,7 @@ class Run:
         try:
             return json.loads(self.out)
         except ValueError as exc:
-            raise AssertionError(
-                f"stdout is not JSON ({exc}):\n{self.out}\n--- stderr ---\n{self.err}"
-            ) from None
+            raise AssertionError(f"stdout is not JSON ({exc}):\n{self.out}\n--- stderr ---\n{self.err}") from None
 
     def expect(self, code: int) -> Run:
         assert self.code == code, (

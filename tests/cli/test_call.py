@@ -141,9 +141,7 @@ def test_elicitation_answered_from_the_command_line_or_declined() -> None:
 
 
 def test_tool_error_and_server_exit_during_call() -> None:
-    unknown, crash = rea_many(
-        ("call", "--json", "no_such_tool", "--yes", *SAMPLE), ("call", "crash", "--yes", *SAMPLE)
-    )
+    unknown, crash = rea_many(("call", "--json", "no_such_tool", "--yes", *SAMPLE), ("call", "crash", "--yes", *SAMPLE))
     [entry] = unknown.expect(1).json()["evidence"]
     assert entry["outcome"] == "tool_error"
     crash.expect(3)

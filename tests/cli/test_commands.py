@@ -165,9 +165,7 @@ def test_resources_templates_and_read() -> None:
 
 
 def test_servers_connects_and_reports() -> None:
-    human, machine = rea_many(
-        ("servers", "--stdio", SAMPLE_STDIO), ("servers", "--json", "--stdio", SAMPLE_STDIO)
-    )
+    human, machine = rea_many(("servers", "--stdio", SAMPLE_STDIO), ("servers", "--json", "--stdio", SAMPLE_STDIO))
     human.expect(0)
     assert "sample-server 1.0.0, protocol" in human.out
     assert "capabilities: completions, prompts, resources, tools" in human.out
@@ -198,9 +196,7 @@ def test_every_command_over_streamable_http(sample_http_url: str) -> None:
     assert page["values"] == ["note_open", "note_save", "note_search", "render_page"]
     assert page["total"] == 4
     steps = get.expect(0).out.split("steps:", 1)[1]
-    assert [line.split(".", 1)[1].split(" - ")[0].strip() for line in steps.strip().splitlines()] == (
-        INVESTIGATE_STEPS
-    )
+    assert [line.split(".", 1)[1].split(" - ")[0].strip() for line in steps.strip().splitlines()] == (INVESTIGATE_STEPS)
     assert "echo" in [t["name"] for t in tools.expect(0).json()["tools"]]
     assert resources.expect(0).json()["resourceTemplates"][0]["uriTemplate"] == TEMPLATE
     assert "The sample server's readme." in read.expect(0).out

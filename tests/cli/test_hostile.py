@@ -99,9 +99,7 @@ def test_sneaky_server_trace_capabilities_and_errors(tmp_path: Path) -> None:
     script = tmp_path / "sneaky_server.py"
     script.write_text(SNEAKY_SERVER, encoding="utf-8")
     server = ("--protocol", "legacy", "--", PYTHON, str(script))
-    servers, prompts, get = rea_many(
-        ("servers", *server), ("prompts", "--trace", *server), ("get", "p", *server)
-    )
+    servers, prompts, get = rea_many(("servers", *server), ("prompts", "--trace", *server), ("get", "p", *server))
     servers.expect(0)
     prompts.expect(0)
     get.expect(4)

@@ -68,9 +68,7 @@ class LiveServer:
         self.notifications.append(getattr(message, "root", message))
 
     async def _own(self) -> None:
-        params = StdioServerParameters(
-            command=sys.executable, args=["-m", "rea_tui.server", *self.args], cwd=str(REPO)
-        )
+        params = StdioServerParameters(command=sys.executable, args=["-m", "rea_tui.server", *self.args], cwd=str(REPO))
         try:
             async with Client(
                 params,
@@ -131,9 +129,7 @@ class LiveServer:
         out: list[dict[str, Any]] = []
         offset: int | None = 0
         while offset is not None:
-            page = await self.structured(
-                "list_procedures", {"document": document, "offset": offset, "limit": 500}
-            )
+            page = await self.structured("list_procedures", {"document": document, "offset": offset, "limit": 500})
             out.extend(page["procedures"])
             offset = page["next_offset"]
         return out

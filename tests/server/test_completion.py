@@ -41,9 +41,7 @@ async def test_document_family_lists_the_provider_documents(server: LiveServer) 
     assert notes.values == ["Notes", "NotesHelper", "NotesShare.appex"]
 
 
-async def test_procedure_family_matches_the_full_inventory_rule(
-    server: LiveServer, notes_values: set[str]
-) -> None:
+async def test_procedure_family_matches_the_full_inventory_rule(server: LiveServer, notes_values: set[str]) -> None:
     for prefix in ("open", "0x1000001", "_", "-[", "search", "load"):
         page = await server.complete("procedure", prefix, {"document": "Notes"})
         expected = matching(notes_values, prefix)
@@ -165,9 +163,7 @@ async def test_resource_template_variables_complete(server: LiveServer) -> None:
     ref = types.ResourceTemplateReference(uri="rea://documents/{document}/procedures/{procedure}")
     docs = await server.client.complete(ref, {"name": "document", "value": "lib"})
     assert docs.completion.values == ["libsearch.dylib", "libsync.dylib"]
-    procs = await server.client.complete(
-        ref, {"name": "procedure", "value": "openDoc"}, {"document": "Notes"}
-    )
+    procs = await server.client.complete(ref, {"name": "procedure", "value": "openDoc"}, {"document": "Notes"})
     assert procs.completion.values == ["openDocument"]
     read = await server.client.read_resource("rea://documents/Notes/procedures/openDocument")
     text = read.contents[0]

@@ -102,9 +102,5 @@ async def test_a_client_without_elicitation_gets_a_not_run_result(no_elicitation
 async def test_the_tool_declares_itself_destructive(no_elicitation: LiveServer) -> None:
     tools = {t.name: t for t in (await no_elicitation.client.list_tools()).tools}
     annotations = tools["run_process_capture"].annotations
-    assert (
-        annotations is not None
-        and annotations.destructive_hint is True
-        and annotations.read_only_hint is False
-    )
+    assert annotations is not None and annotations.destructive_hint is True and annotations.read_only_hint is False
     assert tools["inspect_procedure"].annotations.read_only_hint is True  # type: ignore[union-attr]

@@ -54,9 +54,7 @@ async def test_completion_value_over_4096_is_invalid_params(server: LiveServer) 
 
 
 async def test_completion_schema_errors_name_each_field(server: LiveServer) -> None:
-    error = await fails(
-        server, "completion/complete", {"ref": {"type": "ref/prompt"}, "argument": {"name": 5}}
-    )
+    error = await fails(server, "completion/complete", {"ref": {"type": "ref/prompt"}, "argument": {"name": 5}})
     named = fields(error)
     assert {"argument.name", "argument.value", "ref.name"} <= set(named)
     unknown = await fails(
@@ -85,18 +83,14 @@ async def test_completion_schema_errors_name_each_field(server: LiveServer) -> N
 async def test_prompts_get_errors_name_each_field(server: LiveServer) -> None:
     unknown = await fails(server, "prompts/get", {"name": "no_such_prompt"})
     assert set(fields(unknown)) == {"name"}
-    several = await fails(
-        server, "prompts/get", {"name": "trace_crash", "arguments": {"bogus": "1", "capture": "x"}}
-    )
+    several = await fails(server, "prompts/get", {"name": "trace_crash", "arguments": {"bogus": "1", "capture": "x"}})
     assert fields(several) == {
         "arguments.bogus": "unknown argument for this prompt",
         "arguments.symptom": "required",
     }
     typed = await fails(server, "prompts/get", {"name": "trace_crash", "arguments": {"symptom": 3}})
     assert set(fields(typed)) == {"arguments.symptom"}
-    long_value = await fails(
-        server, "prompts/get", {"name": "trace_crash", "arguments": {"symptom": "s" * 5000}}
-    )
+    long_value = await fails(server, "prompts/get", {"name": "trace_crash", "arguments": {"symptom": "s" * 5000}})
     assert set(fields(long_value)) == {"arguments.symptom"}
     await still_works(server)
 

@@ -46,9 +46,7 @@ async def test_completion_and_narrowing_over_http(http_url: str, mode: str) -> N
         assert client.protocol_version == expected
         prompts = await client.list_prompts()
         assert len(prompts.prompts) == 6
-        docs = await client.complete(
-            types.PromptReference(name="trace_crash"), {"name": "document", "value": "lib"}
-        )
+        docs = await client.complete(types.PromptReference(name="trace_crash"), {"name": "document", "value": "lib"})
         assert docs.completion.values == ["libsearch.dylib", "libsync.dylib"]
         procs = await client.complete(
             types.PromptReference(name="trace_crash"),
@@ -57,13 +55,8 @@ async def test_completion_and_narrowing_over_http(http_url: str, mode: str) -> N
         )
         assert procs.completion.values == ["fileImport", "\ufb01leImport"]
         answer = await client.call_tool("inspect_procedure", {"procedure": "openDocument"})
-        assert (
-            isinstance(answer.structured_content, dict)
-            and answer.structured_content["argument"] == "document"
-        )
-        done = await client.call_tool(
-            "inspect_procedure", {"procedure": "openDocument", "document": "libsync.dylib"}
-        )
+        assert isinstance(answer.structured_content, dict) and answer.structured_content["argument"] == "document"
+        done = await client.call_tool("inspect_procedure", {"procedure": "openDocument", "document": "libsync.dylib"})
         assert isinstance(done.structured_content, dict) and done.structured_content["document"]["id"] == 4
 
 

@@ -60,9 +60,7 @@ async def test_three_round_conversation_converges(server: LiveServer, output_sch
     assert "Which document?" in second["ask_user"] and "\n" not in second["ask_user"]
     assert len(second["candidates"]) < len(first["candidates"])
 
-    third = await reply(
-        server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "Notes"}
-    )
+    third = await reply(server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "Notes"})
     assert third["evidence_id"].startswith("E-")
     assert third["document"] == {"id": 1, "name": "Notes"}
     assert third["procedure"]["names"] == ["openDocument"]
@@ -70,16 +68,12 @@ async def test_three_round_conversation_converges(server: LiveServer, output_sch
     calls = third["disassembly"]["calls"]
     assert calls and all(call["names"] for call in calls), "calls resolve to procedures of the document"
 
-    by_id = await reply(
-        server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "1"}
-    )
+    by_id = await reply(server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "1"})
     assert by_id["procedure"] == third["procedure"]
 
 
 async def test_a_digit_string_or_integer_is_an_id(server: LiveServer, output_schemas: dict[str, Any]) -> None:
-    named = await reply(
-        server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "Notes"}
-    )
+    named = await reply(server, output_schemas, "inspect_procedure", {"procedure": "openDocument", "document": "Notes"})
     proc_id = named["procedure"]["id"]
     as_text = await reply(server, output_schemas, "inspect_procedure", {"procedure": str(proc_id)})
     as_int = await reply(server, output_schemas, "inspect_procedure", {"procedure": proc_id})
@@ -89,15 +83,11 @@ async def test_a_digit_string_or_integer_is_an_id(server: LiveServer, output_sch
 
 
 async def test_exact_match_is_case_insensitive(server: LiveServer, output_schemas: dict[str, Any]) -> None:
-    found = await reply(
-        server, output_schemas, "inspect_procedure", {"procedure": "OPENDOCUMENT", "document": "notes"}
-    )
+    found = await reply(server, output_schemas, "inspect_procedure", {"procedure": "OPENDOCUMENT", "document": "notes"})
     assert found["procedure"]["names"] == ["openDocument"] and found["document"]["name"] == "Notes"
 
 
-async def test_several_exact_matches_in_one_document(
-    server: LiveServer, output_schemas: dict[str, Any]
-) -> None:
+async def test_several_exact_matches_in_one_document(server: LiveServer, output_schemas: dict[str, Any]) -> None:
     answer = await reply(
         server, output_schemas, "inspect_procedure", {"procedure": "duplicateHelper", "document": "Notes"}
     )
@@ -105,9 +95,7 @@ async def test_several_exact_matches_in_one_document(
     assert [c["name"] for c in answer["candidates"]] == ["duplicateHelper", "duplicateHelper"]
     assert answer["scoped_by"] == {"document": "Notes"}
     assert all(c["document"] == "Notes" for c in answer["candidates"])
-    pinned = await reply(
-        server, output_schemas, "inspect_procedure", {"procedure": str(answer["candidates"][1]["id"])}
-    )
+    pinned = await reply(server, output_schemas, "inspect_procedure", {"procedure": str(answer["candidates"][1]["id"])})
     assert pinned["procedure"]["address"] == answer["candidates"][1]["address"]
 
 
@@ -116,9 +104,7 @@ async def test_one_substring_match_resolves(server: LiveServer, output_schemas: 
     assert found["procedure"]["names"] == ["exportNoteAsPDF"]
 
 
-async def test_several_substring_matches_are_ambiguous(
-    server: LiveServer, output_schemas: dict[str, Any]
-) -> None:
+async def test_several_substring_matches_are_ambiguous(server: LiveServer, output_schemas: dict[str, Any]) -> None:
     answer = await reply(server, output_schemas, "inspect_procedure", {"procedure": "exportNoteAs"})
     assert answer["reason"] == "ambiguous" and answer["argument"] == "procedure"
     assert sorted(c["name"] for c in answer["candidates"]) == ["exportNoteAsHTML", "exportNoteAsPDF"]
@@ -139,9 +125,7 @@ async def test_no_match_is_not_found_with_candidates_in_scope(
     assert answer["scoped_by"] == {"document": "NotesShare.appex"}
 
 
-async def test_document_names_follow_the_same_tree(
-    server: LiveServer, output_schemas: dict[str, Any]
-) -> None:
+async def test_document_names_follow_the_same_tree(server: LiveServer, output_schemas: dict[str, Any]) -> None:
     helper = await reply(server, output_schemas, "inspect_binary_layout", {"document": "helper"})
     assert helper["document"]["name"] == "NotesHelper"
     exact_wins = await reply(server, output_schemas, "inspect_binary_layout", {"document": "notes"})
@@ -163,12 +147,8 @@ async def test_candidates_are_pre_scoped_by_the_pinned_document(
     assert {c["document"] for c in unscoped["candidates"]} == {"Notes"}
 
 
-async def test_unknown_and_manifest_names_narrow_too(
-    server: LiveServer, output_schemas: dict[str, Any]
-) -> None:
-    missing = await reply(
-        server, output_schemas, "resolve_unknown", {"resolution": "x", "evidence": "E-0001"}
-    )
+async def test_unknown_and_manifest_names_narrow_too(server: LiveServer, output_schemas: dict[str, Any]) -> None:
+    missing = await reply(server, output_schemas, "resolve_unknown", {"resolution": "x", "evidence": "E-0001"})
     assert missing["reason"] == "missing_required" and missing["argument"] == "unknown"
     no_manifest = await reply(server, output_schemas, "inspect_artifact", {"manifest": "M-0099"})
     assert no_manifest["reason"] == "not_found" and no_manifest["argument"] == "manifest"

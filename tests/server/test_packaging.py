@@ -22,9 +22,7 @@ def test_the_server_never_imports_textual() -> None:
 
 
 def test_importing_the_entry_point_stays_light() -> None:
-    code = (
-        "import sys, rea_tui.server.__main__; assert 'mcp' not in sys.modules and 'lief' not in sys.modules"
-    )
+    code = "import sys, rea_tui.server.__main__; assert 'mcp' not in sys.modules and 'lief' not in sys.modules"
     result = run("-c", code)
     assert result.returncode == 0, result.stderr
 

@@ -77,9 +77,7 @@ async def test_argument_values_are_quoted_data_not_instructions(server: LiveServ
 async def test_javascript_branch_skips_open_binary(server: LiveServer, tmp_path: Path) -> None:
     app = tmp_path / "electron-app"
     (app / "src").mkdir(parents=True)
-    (app / "package.json").write_text(
-        '{"name": "notes", "main": "src/main.js", "dependencies": {"electron": "1"}}'
-    )
+    (app / "package.json").write_text('{"name": "notes", "main": "src/main.js", "dependencies": {"electron": "1"}}')
     (app / "src" / "main.js").write_text("ipcMain.handle('search:query', () => 1)\nfunction openNote() {}\n")
     text = await render(server, "investigate_feature", {"feature": "search", "input_path": str(app)})
     assert steps(text)[:2] == ["analyze_javascript_application", "inspect_analysis_view"]
@@ -93,14 +91,9 @@ async def test_javascript_branch_skips_open_binary(server: LiveServer, tmp_path:
         "line": 1,
     } in (analysis["feature_seeds"])
     view = await server.structured("inspect_analysis_view", {"view": "feature_seeds", "query": "search"})
-    assert (
-        view["source_evidence"] == analysis["evidence_id"]
-        and view["feature_seeds"][0]["name"] == "search:query"
-    )
+    assert view["source_evidence"] == analysis["evidence_id"] and view["feature_seeds"][0]["name"] == "search:query"
     opened = await server.tool("open_binary", {"path": str(app)})
-    assert opened.is_error is True and "analyze_javascript_application" in getattr(
-        opened.content[0], "text", ""
-    )
+    assert opened.is_error is True and "analyze_javascript_application" in getattr(opened.content[0], "text", "")
 
 
 async def test_retained_layout_evidence_suggests_the_analysis_view_first(server: LiveServer) -> None:

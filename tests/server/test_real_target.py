@@ -82,9 +82,7 @@ async def test_exhaustive_inventory_offers_unique_names_only(exhaustive: LiveSer
     expected = expected_procedure_values(procedures)
     for prefix in ("Py", "_Py", "0x", "pylist_"):
         page = await exhaustive.complete("procedure", prefix, ctx)
-        assert (
-            page.total == len(matching(expected, prefix)) and page.values == matching(expected, prefix)[:100]
-        )
+        assert page.total == len(matching(expected, prefix)) and page.values == matching(expected, prefix)[:100]
 
 
 async def test_inspect_procedure_disassembles_real_code(exhaustive: LiveServer) -> None:
@@ -100,6 +98,5 @@ async def test_inspect_procedure_disassembles_real_code(exhaustive: LiveServer) 
     assert all(i["mnemonic"] for i in instructions)
     layout = await exhaustive.structured("inspect_binary_layout", {"document": doc["name"]})
     assert any(
-        s["name"] == ".text" or "exec" in s["flags"] or s["name"] == "__text"
-        for s in layout["layout"]["sections"]
+        s["name"] == ".text" or "exec" in s["flags"] or s["name"] == "__text" for s in layout["layout"]["sections"]
     )

@@ -92,14 +92,10 @@ async def test_manifest_and_occurrence_families_come_from_retained_inventories(f
 async def test_unknown_family_offers_only_open_heads(fresh: LiveServer) -> None:
     prompt = "audit_residual_unknowns"
     one = await fresh.structured("record_unknown", {"question": "Where is the search index stored?"})
-    two = await fresh.structured(
-        "record_unknown", {"question": "Does sync run offline?", "evidence": ["E-0001"]}
-    )
+    two = await fresh.structured("record_unknown", {"question": "Does sync run offline?", "evidence": ["E-0001"]})
     three = await fresh.structured("record_unknown", {"question": "Which cache format?"})
     assert await values(fresh, "unknown", prompt=prompt) == ["U-0001", "U-0002", "U-0003"]
-    await fresh.structured(
-        "resolve_unknown", {"unknown": "U-0002", "resolution": "yes", "evidence": "E-0001"}
-    )
+    await fresh.structured("resolve_unknown", {"unknown": "U-0002", "resolution": "yes", "evidence": "E-0001"})
     refined = await fresh.structured(
         "record_unknown", {"question": "Which cache format on disk?", "supersedes": "cache format"}
     )
@@ -108,9 +104,7 @@ async def test_unknown_family_offers_only_open_heads(fresh: LiveServer) -> None:
     assert two["unknown"]["unknown_id"] == "U-0002"
     listed = await fresh.structured("list_unknowns", {"status": "all"})
     assert [u["status"] for u in listed["unknowns"]] == ["open", "resolved", "superseded", "open"]
-    unqualified = await fresh.tool(
-        "resolve_unknown", {"unknown": "1", "resolution": "x", "evidence": "E-9999"}
-    )
+    unqualified = await fresh.tool("resolve_unknown", {"unknown": "1", "resolution": "x", "evidence": "E-9999"})
     assert unqualified.is_error is True
 
 
@@ -170,13 +164,9 @@ async def test_inspection_acts_on_the_active_target_only(fresh: LiveServer) -> N
     manifest = (await fresh.structured("inventory_artifact", {"limit": 1}))["manifest"]["manifest_id"]
     await fresh.structured("open_binary", {"path": "synthetic:40"})
     elsewhere = await fresh.tool("inspect_artifact", {"manifest": manifest})
-    assert elsewhere.is_error is True and "Open that target first" in getattr(
-        elsewhere.content[0], "text", ""
-    )
+    assert elsewhere.is_error is True and "Open that target first" in getattr(elsewhere.content[0], "text", "")
     await fresh.structured("open_binary", {"path": "synthetic:600"})
-    assert (await fresh.structured("inspect_artifact", {"manifest": manifest}))["manifest"][
-        "manifest_id"
-    ] == manifest
+    assert (await fresh.structured("inspect_artifact", {"manifest": manifest}))["manifest"]["manifest_id"] == manifest
 
 
 async def test_session_resource_reports_the_target(fresh: LiveServer) -> None:

@@ -12,9 +12,7 @@ from textual.pilot import Pilot
 from rea_tui.ui.app import ReaApp
 
 
-async def until(
-    pilot: Pilot[int], condition: Callable[[], object], timeout: float = 10.0, what: str = ""
-) -> None:
+async def until(pilot: Pilot[int], condition: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
     """Let the app run until `condition()` is true."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -26,9 +24,7 @@ async def until(
 
 async def ready(pilot: Pilot[int], app: ReaApp, server: str | None = None) -> None:
     name = server or app.specs[0].name
-    await until(
-        pilot, lambda: app.servers[name].status in ("ready", "failed", "exited"), 30, f"{name} to connect"
-    )
+    await until(pilot, lambda: app.servers[name].status in ("ready", "failed", "exited"), 30, f"{name} to connect")
     await pilot.pause(0.1)
 
 

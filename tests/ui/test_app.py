@@ -57,9 +57,7 @@ async def test_dropdown_opens_on_focus_narrows_with_context_and_accepting_only_f
         procedure = form.field("procedure")
         assert document is not None and procedure is not None
         document.input.focus()
-        await until(
-            pilot, lambda: document.dropdown.values == ("Helper", "Notes", "libsearch"), what="documents"
-        )
+        await until(pilot, lambda: document.dropdown.values == ("Helper", "Notes", "libsearch"), what="documents")
         await pilot.press("H")
         await until(pilot, lambda: document.dropdown.values == ("Helper",), what="narrowed documents")
         await pilot.press("enter")  # accepts the highlighted value; renders nothing
@@ -142,9 +140,7 @@ async def test_render_shows_workflow_with_steps_and_resource_link_opens_into_evi
         cards = [card.border_title for card in view.query(".content-card")]
         assert cards == ["resource link", "embedded resource", "image"]
         await pilot.click(".open-link")
-        await until(
-            pilot, lambda: app.ledger.entries and app.ledger.entries[-1].finished, what="resource read"
-        )
+        await until(pilot, lambda: app.ledger.entries and app.ledger.entries[-1].finished, what="resource read")
         entry = app.ledger.entries[-1]
         assert entry.tool == "resources/read" and entry.arguments == {"uri": "sample://readme"}
         assert "readme" in entry.text()
@@ -161,12 +157,8 @@ async def test_list_changed_refreshes_prompts_and_keeps_selection_and_values() -
         code.input.value = "print('typed before the change')"
         hosted = app.servers["sample"].hosted
         assert hosted is not None
-        await hosted.connection.request(
-            "tools/call", {"name": "add_prompt", "arguments": {"name": "brand_new"}}
-        )
-        await until(
-            pilot, lambda: hosted.catalogs.prompts.get("brand_new") is not None, what="refreshed prompt list"
-        )
+        await hosted.connection.request("tools/call", {"name": "add_prompt", "arguments": {"name": "brand_new"}})
+        await until(pilot, lambda: hosted.catalogs.prompts.get("brand_new") is not None, what="refreshed prompt list")
         await until(pilot, lambda: "brand_new" in screen_text(app), what="the new prompt in the list")
         assert form.target == ("prompt", "sample", "review_code")
         assert form.field("code").value == "print('typed before the change')"  # type: ignore[union-attr]
@@ -183,9 +175,7 @@ async def test_failed_server_shows_stderr_tail_and_retries() -> None:
         assert "Traceback" not in text
         started = len(app.servers["broken"].hosted.connection.traffic)  # type: ignore[union-attr]
         await pilot.press("f5")
-        await until(
-            pilot, lambda: len(app.servers["broken"].hosted.connection.traffic) > started, what="retry"
-        )  # type: ignore[union-attr]
+        await until(pilot, lambda: len(app.servers["broken"].hosted.connection.traffic) > started, what="retry")  # type: ignore[union-attr]
 
 
 async def test_narrow_terminal_switches_to_tabs_without_losing_state() -> None:
@@ -216,9 +206,7 @@ async def test_protocol_log_and_completion_inspector_open_from_keys() -> None:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
         form.field("document").input.focus()  # type: ignore[union-attr]
-        await until(
-            pilot, lambda: app.completion_log.records and app.completion_log.records[-1].outcome == "shown"
-        )
+        await until(pilot, lambda: app.completion_log.records and app.completion_log.records[-1].outcome == "shown")
         await pilot.press("ctrl+l")
         await pilot.pause(0.3)
         assert type(app.screen).__name__ == "ProtocolLogScreen"

@@ -230,9 +230,7 @@ async def test_a_long_log_lists_the_newest_messages_and_stays_bounded() -> None:
         await pilot.pause()
         assert table.row_count == TABLE_ROWS
         assert cursor_key(table) == str(log.entries()[-1].seq)
-        assert [row.key.value for row in table.ordered_rows] == [
-            str(e.seq) for e in log.entries()[-TABLE_ROWS:]
-        ]
+        assert [row.key.value for row in table.ordered_rows] == [str(e.seq) for e in log.entries()[-TABLE_ROWS:]]
 
 
 async def test_stderr_tab_shows_what_the_server_wrote_before_it_crashed() -> None:

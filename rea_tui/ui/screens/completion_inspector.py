@@ -170,6 +170,8 @@ class CompletionInspectorScreen(Screen[None]):
         self.title = "Completion inspector"
         table = self._table()
         for key, label, width in COLUMNS:
+            if key == "time" and self.stable:
+                label = "seq"
             header = Text(label, justify="right") if key in _RIGHT else Text(label)
             table.add_column(header, key=key, width=width)
         self._unsubscribe = self.completion_log.subscribe(self._on_record)

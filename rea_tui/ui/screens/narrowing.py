@@ -74,10 +74,11 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
             with Horizontal(id="narrowing-target"):
                 yield Static(Text("pin the choice to", style="dim"))
                 options = [(plain_line(name, 60), name) for name in self.arguments]
-                select: Select[str] = Select(options, allow_blank=False, id="narrowing-argument")
+                # The initial value goes to the constructor: set later, the label would not repaint.
                 if self.concerned in self.arguments:
-                    select.value = self.concerned
-                yield select
+                    yield Select(options, value=self.concerned, allow_blank=False, id="narrowing-argument")
+                else:
+                    yield Select(options, allow_blank=False, id="narrowing-argument")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Choose", id="choose", variant="primary")
                 yield Button("Cancel", id="cancel")

@@ -38,7 +38,8 @@ class EvidenceIdSuggester(Suggester):
 
 
 def note_label(note: Note) -> Text:
-    text = Text(f"{note.number}. ", style="bold")
+    text = Text()
+    text.append(f"{note.number}. ", style="bold")
     text.append_text(plain(note.text, 2_000))
     if note.cites:
         text.append(f"  [{', '.join(note.cites)}]", style="cyan")

@@ -80,7 +80,8 @@ def traffic_row(entry: TrafficEntry, *, stable: bool = False) -> list[Text]:
         plain_line(entry.method, limit=200),
         plain_line(entry.id, limit=60),
         latency,
-        Text(f"{entry.size:,}", justify="right"),
+        # Events about the process itself carry a path and a pid: their size varies by machine.
+        Text("•" if stable and entry.kind == "event" else f"{entry.size:,}", justify="right"),
     ]
 
 
@@ -100,8 +101,10 @@ def traffic_detail(entry: TrafficEntry, *, stable: bool = False) -> Text:
         header.append_text(plain_line(entry.id, limit=60))
     if entry.latency_ms is not None and not stable:
         header.append(f"  {entry.latency_ms:.1f} ms")
-    header.append(f"  {entry.size:,} bytes")
-    body = plain(entry.pretty(), limit=DETAIL_LIMIT)
+    machine_specific = stable and entry.kind == "event"
+    if not machine_specific:
+        header.append(f"  {entry.size:,} bytes")
+    body = plain("(details of this machine hidden)" if machine_specific else entry.pretty(), limit=DETAIL_LIMIT)
     return Text("\n").join([header, body])
 
 

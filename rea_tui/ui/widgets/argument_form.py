@@ -115,10 +115,11 @@ class ArgumentField(Vertical):
         yield Static(title, classes="field-title")
         if self.spec.description:
             yield Static(plain(self.spec.description, 1_000), classes="field-description")
+        # Above the input: the dropdown opens below it and must never cover the server's message.
+        yield Static("", classes="field-error")
         yield ArgumentInput(self, self.initial, id=f"input-{self.index}")
         # Right under the input: the dropdown is an overlay, so it covers what follows.
         yield CompletionDropdown(id=f"dropdown-{self.index}")
-        yield Static("", classes="field-error")
 
     @property
     def input(self) -> ArgumentInput:
@@ -162,6 +163,7 @@ class ArgumentForm(VerticalScroll):
             render = Button("Render  ctrl+r", id="render-button", variant="primary", disabled=True)
             render.display = False
             yield render
+        yield Static("", id="form-room")
 
     @property
     def fields(self) -> list[ArgumentField]:
@@ -211,6 +213,14 @@ class ArgumentForm(VerticalScroll):
 
     def set_message(self, message: Text | None) -> None:
         self.query_one("#form-message", Static).update(message or "")
+
+    def make_room_for(self, field: ArgumentField) -> None:
+        """Scroll so the field's dropdown fits below it (else the screen edge pushes it over the field)."""
+        height = field.dropdown.styles.height
+        room = int(height.value) if height is not None else 0
+        overflow = field.input.region.bottom + room - self.region.bottom
+        if overflow > 0:
+            self.scroll_relative(y=overflow, animate=False, immediate=True)
 
     def missing_required(self) -> list[ArgumentField]:
         return [f for f in self.fields if f.spec.required and not f.value.strip()]
