@@ -137,9 +137,7 @@ def bench_default_target(runs: int = 7) -> None:
         "from rea_tui.server.target import open_default; open_default(); "
         "print(time.perf_counter() - t)"
     )
-    cold = float(
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    )
+    cold = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     print(f"\ndefault target: {len(target.documents)} documents, {procedures:,} procedures")
     for doc in target.documents:
         print(f"  {doc.name:32} {len(doc.backend.inventory.records):6,} procedures")

@@ -99,13 +99,9 @@ def profile_imports(top: int = 10) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="timed runs per measurement (default 7)")
-    parser.add_argument(
-        "--profile", action="store_true", help="also print the slowest imports of rea_tui.cli"
-    )
+    parser.add_argument("--profile", action="store_true", help="also print the slowest imports of rea_tui.cli")
     args = parser.parse_args(argv)
     runs = max(1, args.runs)
 
@@ -118,8 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"rea-tui start-up, median of {runs} runs ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
     header = (
-        f"{'measurement':<46} {'median':>8} {'min':>7} {'max':>7}  {'target':<9} {'':<4}"
-        f" {'x python':>8} {'x mcp':>6}"
+        f"{'measurement':<46} {'median':>8} {'min':>7} {'max':>7}  {'target':<9} {'':<4} {'x python':>8} {'x mcp':>6}"
     )
     print(header)
     print("-" * len(header))
