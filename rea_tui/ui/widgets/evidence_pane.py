@@ -46,7 +46,8 @@ def badge(entry: EvidenceEntry) -> Text:
 
 
 def entry_line(entry: EvidenceEntry, stable: bool) -> Text:
-    line = Text(f"{entry.id:<4}", style="bold")
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(f"{entry.id:<4}", style="bold")
     line.append_text(badge(entry))
     line.append("  ")
     line.append_text(plain_line(entry.tool, 40))
