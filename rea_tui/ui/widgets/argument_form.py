@@ -134,6 +134,8 @@ class ArgumentField(Vertical):
         return self.input.value
 
     def set_error(self, message: str | None) -> None:
+        if not message and not self.has_class("-invalid"):
+            return  # nothing shown: clearing it again would cost a layout pass on every keystroke
         error = self.query_one(".field-error", Static)
         if message:
             error.update(join(Text("✗ ", style="bold red"), plain(message, 500)))

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import OptionList, Static
+from textual.strip import Strip
 from textual.widgets.option_list import Option
 
 from rea_tui.ui.text import plain, plain_line
@@ -43,9 +44,27 @@ def footer_for(page: CompletionPage) -> Text:
 
 
 class DropdownOptions(OptionList):
-    """Never takes focus: the field keeps it and forwards the navigation keys."""
+    """Never takes focus: the field keeps it and forwards the navigation keys.
+
+    While `stale`, it paints blank lines: values answering an older keystroke are
+    never shown, and hiding them costs a repaint, not a style or layout pass.
+    """
 
     can_focus = False
+
+    def __init__(self, *, classes: str) -> None:
+        super().__init__(classes=classes)
+        self.stale = False
+
+    def set_stale(self, stale: bool) -> None:
+        if stale != self.stale:
+            self.stale = stale
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        if self.stale:
+            return Strip.blank(self.size.width, self.rich_style)
+        return super().render_line(y)
 
 
 class CompletionDropdown(Vertical):
@@ -91,7 +110,7 @@ class CompletionDropdown(Vertical):
         """
         self.expected = value
         if self.shown_for != value:
-            self.set_class(True, "-stale")
+            self.options.set_stale(True)
             self.footer.update("", layout=False)
         self.open()
         self._stop_spinner()
@@ -118,12 +137,12 @@ class CompletionDropdown(Vertical):
         self.values = page.values
         self.shown_for = page.value
         options = self.options
-        options.clear_options()
-        options.add_options([Option(plain_line(value, 300)) for value in page.values])
+        # One replacement (not clear + add): the list's size changes once, not twice.
+        options.set_options([Option(plain_line(value, 300)) for value in page.values])
         if page.values:
             options.highlighted = 0
         self.set_class(not page.values, "-empty")
-        self.set_class(False, "-stale")
+        options.set_stale(False)
         self.footer.update(footer_for(page), layout=False)
         self.open()
         if self.on_painted is not None:
@@ -132,7 +151,7 @@ class CompletionDropdown(Vertical):
 
     def _painted(self, value: str) -> None:
         # Only a page still on screen counts as painted (a newer keystroke may have hidden it).
-        if self.on_painted is not None and self.shown_for == value and not self.has_class("-stale"):
+        if self.on_painted is not None and self.shown_for == value and not self.options.stale:
             self.on_painted(value)
 
     def show_failure(self, failure: CompletionFailure, current_value: str) -> bool:
@@ -143,7 +162,7 @@ class CompletionDropdown(Vertical):
         self.values = ()
         self.shown_for = failure.value
         self.set_class(True, "-empty")
-        self.set_class(False, "-stale")
+        self.options.set_stale(False)
         code = getattr(failure.error, "code", None)
         prefix = f"error {code}: " if code is not None else "error: "
         message = str(failure.error)
