@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import OptionList, Static
-from textual.strip import Strip
 from textual.widgets.option_list import Option
 
 from rea_tui.ui.text import plain, plain_line
