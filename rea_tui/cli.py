@@ -216,9 +216,9 @@ def run(argv: Sequence[str]) -> int:
         selection = _selection(args, stdio_tail)
         specs, _config = resolve_servers(selection)
         if args.command in LOCAL_COMMANDS:
-            return LOCAL_COMMANDS[args.command](
-                args, specs, selection, list(argv) + (["--", *stdio_tail] if stdio_tail else [])
-            )
+            from rea_tui.cli_session import run_local
+
+            return run_local(args, specs, selection, [*argv, *(["--", *stdio_tail] if stdio_tail else [])])
     except ConfigError as exc:
         print(f"rea-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -571,38 +571,9 @@ async def cmd_call(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
     return await call_tool_command(args, specs)
 
 
-def _sessions(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
-    from rea_tui.cli_session import cmd_sessions
+# Commands that run here rather than against one connected server (in cli_session).
+LOCAL_COMMANDS = ("sessions", "export", "replay", "web")
 
-    return cmd_sessions(args)
-
-
-def _export(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
-    from rea_tui.cli_session import cmd_export
-
-    return cmd_export(args)
-
-
-def _replay(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
-    from rea_tui.cli_session import cmd_replay
-
-    explicit = bool(selection.url or selection.stdio or selection.server or selection.config)
-    return cmd_replay(args, specs, explicit)
-
-
-def _web(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
-    from rea_tui.cli_session import cmd_web
-
-    return cmd_web(args, argv)
-
-
-# Commands that run here rather than against one connected server.
-LOCAL_COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec], ServerSelection, list[str]], int]] = {
-    "sessions": _sessions,
-    "export": _export,
-    "replay": _replay,
-    "web": _web,
-}
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec]], Coroutine[Any, Any, int]]] = {
     "servers": cmd_servers,

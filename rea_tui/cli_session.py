@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from rea_tui.cli import EXIT_OK, UsageError, emit_json, safe, say
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config import ServerSelection, ServerSpec
 
 
 def resolve_transcript(name: str) -> Path:
@@ -80,12 +80,14 @@ def recorded_specs(path: Path) -> list[ServerSpec]:
     return specs
 
 
-def cmd_replay(args: argparse.Namespace, specs: list[ServerSpec], explicit: bool) -> int:
+def cmd_replay(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection) -> int:
     from rea_tui.ui.launch import run_replay
 
     path = resolve_transcript(args.transcript)
     if args.offline:
         return run_replay(path, [], offline=True)
+    # Servers named on the command line win; else the ones the transcript recorded.
+    explicit = bool(selection.url or selection.stdio or selection.server or selection.config)
     servers = specs if explicit else recorded_specs(path)
     if not servers:
         raise UsageError("the transcript names no server to replay against; give one with the server options")
@@ -122,3 +124,14 @@ def cmd_web(args: argparse.Namespace, argv: list[str]) -> int:
     print(f"serving rea-tui at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
     Server(command, host=args.host, port=args.port, title="rea-tui").serve()
     return EXIT_OK
+
+
+def run_local(args: argparse.Namespace, specs: list[ServerSpec], selection: ServerSelection, argv: list[str]) -> int:
+    """Run `sessions`, `export`, `replay` or `web` (see `LOCAL_COMMANDS` in cli.py)."""
+    if args.command == "sessions":
+        return cmd_sessions(args)
+    if args.command == "export":
+        return cmd_export(args)
+    if args.command == "replay":
+        return cmd_replay(args, specs, selection)
+    return cmd_web(args, argv)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError, RequestCancelled
+from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
@@ -191,7 +191,7 @@ class CompletionFeed:
     async def complete(
         self, ref: CompletionRef, argument: str, value: str, context: Mapping[str, str] | None = None
     ) -> CompletionPage:
-        """One request, recorded in the log. Raises HostError (or RequestCancelled)."""
+        """One request, recorded in the log. Raises HostError; cancelling the caller cancels it on the wire."""
         ctx = dict(context or {})
         record = self.log.open(ref, argument, value, ctx)
         try:
@@ -292,7 +292,6 @@ __all__ = [
     "CompletionPage",
     "CompletionRecord",
     "CompletionRef",
-    "RequestCancelled",
     "context_for",
     "lint_completion",
 ]

@@ -57,10 +57,6 @@ class RequestTimedOut(HostError):
         self.timeout = timeout
 
 
-class RequestCancelled(HostError):
-    """The caller cancelled the request; `notifications/cancelled` was sent."""
-
-
 @dataclass
 class ProtocolError(HostError):
     """The server answered with a JSON-RPC error, or with a malformed result."""

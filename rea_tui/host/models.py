@@ -8,7 +8,6 @@ whatever shows them runs them through `sanitize` first.
 
 from __future__ import annotations
 
-import base64
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -294,10 +293,6 @@ def block_text(block: ContentBlock) -> str:
     if isinstance(block, ResourceLinkBlock):
         return f"{block.name} {block.description}"
     return ""
-
-
-def decode_blob(data: str) -> bytes:
-    return base64.b64decode(data, validate=False)
 
 
 def block_json(block: ContentBlock) -> dict[str, Any]:

@@ -130,15 +130,3 @@ def validate_arguments(input_schema: Mapping[str, Any], arguments: Mapping[str, 
             path = missing or "(arguments)"
         found.append(FieldDiagnostic(field=path or "(arguments)", message=error.message))
     return found
-
-
-def validate_value(schema: Mapping[str, Any], value: Any) -> list[str]:
-    """Messages for one value against its property schema."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(dict(schema))
-    except SchemaError:
-        return []
-    return [error.message for error in Draft202012Validator(dict(schema)).iter_errors(value)]

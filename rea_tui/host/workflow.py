@@ -39,10 +39,6 @@ class Workflow:
     messages: tuple[WorkflowMessage, ...]
     steps: tuple[WorkflowStep, ...] = field(default=())
 
-    @property
-    def text(self) -> str:
-        return "\n\n".join(block_text(b) for m in self.messages for b in m.blocks if block_text(b))
-
 
 def find_steps(text: str, tools: Iterable[Tool]) -> list[WorkflowStep]:
     """Tool names that occur in `text` as whole words, by first occurrence."""
