@@ -13,7 +13,7 @@ What it measures (the "Speed" targets of the completion issue):
    The first request (focus, empty value) builds the server's index and is
    reported separately as the warm-up. Then N keystrokes (prefixes of real
    procedure addresses typed, backspaced, cleared with ctrl+u) each wait for
-   the dropdown's `on_painted` callback for the value now in the field. The
+   the paint of the dropdown's page for the value now in the field. The
    figure is the time from `pilot.press` start to that callback. Beside it:
    the `CompletionRecord.latency_ms` of the request (request -> reply as the
    host measured it), a breakdown from the traffic log (keystroke -> request
@@ -281,13 +281,34 @@ class Paint:
 
 
 class PaintWatch:
-    """Installed as `dropdown.on_painted`: every paint, with its time and the field's state then."""
+    """Every paint of a dropdown's page, with its time and the field's state then.
+
+    `install` wraps the dropdown's `show_page` (the benchmark's own instrumentation; the
+    product has no paint hook): after each page is shown, the next refresh reports it,
+    if that page is still on screen (a newer keystroke may have hidden it).
+    """
 
     def __init__(self, dropdown: Any, field_value: Callable[[], str]) -> None:
         self.dropdown = dropdown
         self.field_value = field_value
         self.paints: list[Paint] = []
         self._changed = asyncio.Event()
+
+    def install(self) -> None:
+        dropdown = self.dropdown
+        show_page = dropdown.show_page
+
+        def shown(page: Any, current_value: str) -> bool:
+            painted = show_page(page, current_value)
+            if painted:
+                dropdown.call_after_refresh(self._painted, page.value)
+            return bool(painted)
+
+        dropdown.show_page = shown
+
+    def _painted(self, value: str) -> None:
+        if self.dropdown.shown_for == value and not self.dropdown.options.stale:
+            self(value)
 
     def __call__(self, value: str) -> None:
         now, wall = time.perf_counter(), time.time()
@@ -537,7 +558,7 @@ async def time_keystrokes(
                 paint = await watch.wait(step.value, perf0)
                 if procedure.value != step.value:
                     raise SystemExit(f"after {step.key!r} the field holds {procedure.value!r}, not {step.value!r}")
-                record = record_for(app.completion_log, step.value, wall0)
+                record = record_for(app.session.completion_log, step.value, wall0)
                 request = wire.latest(step.value, wall0)
                 to_wire = wire_ms = to_paint = None
                 if request is not None:
@@ -568,7 +589,7 @@ async def run_burst(
     pilot: Any, app: Any, hosted: Any, procedure: Any, watch: PaintWatch, keys: list[Keystroke], via: Via
 ) -> BurstResult:
     await clear_field(pilot, app, hosted, procedure, watch)
-    log = app.completion_log
+    log = app.session.completion_log
     seq_before = max((r.seq for r in log.records), default=0)
     max_log = [log.in_flight()]
 
@@ -696,17 +717,19 @@ def burst_plan(words: list[str], count: int) -> list[Keystroke]:
 async def run_app(
     procedures: int, plan: list[Keystroke], burst: list[Keystroke], *, profile: bool, gc_freeze: bool
 ) -> AppResult:
+    from rea_tui.host import FormTarget, Session
     from rea_tui.ui.app import create_app
     from rea_tui.ui.messages import NodeRef
     from rea_tui.ui.widgets.argument_form import ArgumentForm
     from rea_tui.ui.widgets.sidebar import ServerTree
 
-    app = create_app([server_spec(procedures)], timeout=30.0)
+    app = create_app(Session([server_spec(procedures)], timeout=30.0))
     started = time.perf_counter()
     async with app.run_test(size=SIZE) as pilot:
-        state = app.servers[SERVER]
-        await wait_until(pilot, lambda: state.status in ("ready", "failed", "exited"), 60, "the server")
+        session = app.session
+        await wait_until(pilot, lambda: session.state(SERVER).status in ("ready", "failed", "exited"), 60, "the server")
         connect_s = time.perf_counter() - started
+        state = session.state(SERVER)
         if state.status != "ready" or state.hosted is None:
             raise SystemExit(f"the server did not start: {state.error}")
         hosted = state.hosted
@@ -715,7 +738,7 @@ async def run_app(
         await wait_until(pilot, lambda: tree.find(prompt_ref), 10, "the prompt list")
         tree.select_ref(prompt_ref)
         form = app.query_one(ArgumentForm)
-        await wait_until(pilot, lambda: form.target == ("prompt", SERVER, PROMPT), 10, "the form")
+        await wait_until(pilot, lambda: form.target == FormTarget("prompt", SERVER, PROMPT), 10, "the form")
         await pilot.pause()
         document, procedure = form.field("document"), form.field(ARGUMENT)
         if document is None or procedure is None:
@@ -723,7 +746,7 @@ async def run_app(
         document.input.value = DOCUMENT
         await pilot.pause()
         watch = PaintWatch(procedure.dropdown, lambda: procedure.value)
-        procedure.dropdown.on_painted = watch
+        watch.install()
 
         # Warm-up: focusing the field asks for the empty value; the server's first procedure
         # completion of a document builds its index.
@@ -731,7 +754,7 @@ async def run_app(
         procedure.input.focus()
         paint = await watch.wait("", perf0, 60.0)
         warmup_ms = (paint.perf - perf0) * 1000.0
-        warm_record = record_for(app.completion_log, "", wall0)
+        warm_record = record_for(app.session.completion_log, "", wall0)
         await hosted.completions.settle()
         await pilot.pause(0.2)
         frozen = 0

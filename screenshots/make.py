@@ -1,8 +1,8 @@
 """Write the project's screenshots: `python screenshots/make.py [NAME ...]`.
 
 Each picture is the real app on the bundled reference server (`--synthetic 2000
---seed 0`) in stable mode, driven into a state by the same scenario the
-snapshot tests use (`rea_tui.ui.scenarios`), then saved as
+--seed 0`) with the test settings (no timings or machine details), driven into
+a state by the same scenario the snapshot tests use (`tests.support.scenarios`), then saved as
 `screenshots/<name>.svg`. Run it from a checkout with rea-tui installed
 (`pip install -e .`); it takes a few seconds per picture.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))  # the checkout's rea_tui, also when it is not installed
+    sys.path.insert(0, str(HERE.parent))  # the checkout's rea_tui and its test support
 
-from rea_tui.ui import scenarios  # noqa: E402
-from rea_tui.ui.app import create_app  # noqa: E402
+from tests.support import scenarios  # noqa: E402
+from tests.support.pilot import make_app, snapshot_settings  # noqa: E402
 
 SHOTS: dict[str, scenarios.Scenario] = {
     "prompt_list": scenarios.prompt_list,
@@ -36,7 +36,7 @@ SHOTS: dict[str, scenarios.Scenario] = {
 async def shoot(name: str, folder: Path, transcripts: Path) -> Path:
     """Run one scenario and save what the screen shows as `<folder>/<name>.svg`."""
     # A transcript with a fixed name: the evidence pane shows it, and the default one is named by time and pid.
-    app = create_app([scenarios.reference_spec()], stable=True, transcript=transcripts / "session.jsonl")
+    app = make_app([scenarios.reference_spec()], settings=snapshot_settings(), transcript=transcripts / "session.jsonl")
     async with app.run_test(size=scenarios.SIZE) as pilot:
         await SHOTS[name](pilot)
         saved = app.save_screenshot(filename=f"{name}.svg", path=str(folder))

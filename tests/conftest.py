@@ -16,6 +16,17 @@ from rea_tui.host.config import ServerSpec
 REPO = Path(__file__).resolve().parent.parent
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Any text that reaches a terminal unsanitized raises instead of being neutralized quietly,
+    # in this process and in every rea-tui the tests start.
+    os.environ["REA_TUI_STRICT_EGRESS"] = "1"
+    # The frame rate users get, applied the way the launcher applies it (Textual is imported already).
+    from rea_tui.ui.runtime import apply_frame_rate
+    from rea_tui.ui.settings import DEFAULT_FPS
+
+    apply_frame_rate(DEFAULT_FPS)
+
+
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Config, cache and data go to a per-test folder, never the real user's."""

@@ -1,0 +1,243 @@
+"""The MCP host core, and its facade: the UI's and the CLI's one way in.
+
+Import what you need from `rea_tui.host` itself (`from rea_tui.host import
+Session, HostError`), never from its modules. Names load on first use (PEP
+562), so importing the facade costs nothing before the first frame: the
+modules behind a name, and the MCP SDK behind them, load when it is touched.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each exported name and the module that defines it.
+_EXPORTS: dict[str, str] = {
+    # a session and its servers
+    "Session": "session",
+    "ServerState": "session",
+    "FormTarget": "session",
+    "FormValues": "session",
+    "Allowances": "allowances",
+    "HostedServer": "hosted",
+    "ServerStatus": "hosted",
+    "ProtocolMemory": "protocol_memory",
+    # configuration
+    "ConfigError": "config",
+    "PROTOCOL_CHOICES": "config",
+    "ServerSelection": "config",
+    "ServerSpec": "config",
+    "bundled_server_spec": "config",
+    "resolve_servers": "config",
+    "split_stdio_command": "config",
+    "start_server_process": "transport",
+    # errors
+    "FieldDiagnostic": "errors",
+    "HostError": "errors",
+    "ProtocolError": "errors",
+    "RequestTimedOut": "errors",
+    "ServerExited": "errors",
+    "ServerUnavailable": "errors",
+    # events a connection reports
+    "BadOutputReceived": "events",
+    "ConnectionLost": "events",
+    "HostEvent": "events",
+    "ListChanged": "events",
+    "LogMessageReceived": "events",
+    # what a server offers
+    "ContentBlock": "models",
+    "EmbeddedResourceBlock": "models",
+    "MediaBlock": "models",
+    "Prompt": "models",
+    "PromptArgument": "models",
+    "Resource": "models",
+    "ResourceLinkBlock": "models",
+    "ResourceTemplate": "models",
+    "TextBlock": "models",
+    "Tool": "models",
+    "UnknownBlock": "models",
+    "block_json": "models",
+    "block_text": "models",
+    "parse_resource_contents": "models",
+    # completion
+    "CompletionFailure": "completion",
+    "CompletionLog": "completion",
+    "CompletionPage": "completion",
+    "CompletionRecord": "completion",
+    "CompletionRef": "completion",
+    "context_for": "completion",
+    # workflows, tool calls, evidence, narrowing, notes
+    "Workflow": "workflow",
+    "render_prompt": "workflow",
+    "EvidenceEntry": "evidence",
+    "EvidenceLedger": "evidence",
+    "OUTCOME_LABELS": "evidence",
+    "run_tool_call": "tool_call",
+    "NarrowingCandidate": "narrowing",
+    "NarrowingQuestion": "narrowing",
+    "concerned_argument": "narrowing",
+    "find_candidate": "narrowing",
+    "pin": "narrowing",
+    "Note": "notes",
+    "NoteKind": "notes",
+    "Notebook": "notes",
+    # elicitation and sampling
+    "ElicitationAnswer": "interaction",
+    "ElicitationRequest": "interaction",
+    "SamplingAnswer": "interaction",
+    "SamplingMessage": "interaction",
+    "SamplingRequest": "interaction",
+    # tool arguments from typed text, checked against a schema
+    "UnreadableValue": "schema_values",
+    "coerce": "schema_values",
+    "property_schema": "schema_values",
+    "schema_types": "schema_values",
+    "validate_arguments": "schema_values",
+    # transcripts, reports, replay
+    "SessionRecorder": "transcript",
+    "Transcript": "transcript",
+    "TranscriptWriter": "transcript",
+    "list_transcripts": "transcript",
+    "new_transcript_path": "transcript",
+    "read_transcript": "transcript",
+    "sessions_dir": "transcript",
+    "summarize": "transcript",
+    "TRANSCRIPT_SUFFIX": "transcript",
+    "render_json": "report",
+    "render_markdown": "report",
+    "ReplayPlan": "replay",
+    "compare": "replay",
+    "entry_from_record": "replay",
+    "plan_replay": "replay",
+    "workflow_from_record": "replay",
+    # the trust boundary
+    "EgressViolation": "egress",
+    "guard": "egress",
+    "sanitize": "safe_text",
+    "sanitize_line": "safe_text",
+    # also needed by the UI and the CLI
+    "Connection": "connection",
+    "DEFAULT_LIMIT": "safe_text",
+    "NOTE_KINDS": "notes",
+    "NoteChanged": "notes",
+    "ServerCatalogs": "catalog",
+    # the traffic log
+    "TrafficEntry": "traffic",
+    "TrafficLog": "traffic",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rea_tui.host' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rea_tui.host.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from rea_tui.host.allowances import Allowances as Allowances
+    from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
+    from rea_tui.host.completion import CompletionFailure as CompletionFailure
+    from rea_tui.host.completion import CompletionLog as CompletionLog
+    from rea_tui.host.completion import CompletionPage as CompletionPage
+    from rea_tui.host.completion import CompletionRecord as CompletionRecord
+    from rea_tui.host.completion import CompletionRef as CompletionRef
+    from rea_tui.host.completion import context_for as context_for
+    from rea_tui.host.config import PROTOCOL_CHOICES as PROTOCOL_CHOICES
+    from rea_tui.host.config import ConfigError as ConfigError
+    from rea_tui.host.config import ServerSelection as ServerSelection
+    from rea_tui.host.config import ServerSpec as ServerSpec
+    from rea_tui.host.config import bundled_server_spec as bundled_server_spec
+    from rea_tui.host.config import resolve_servers as resolve_servers
+    from rea_tui.host.config import split_stdio_command as split_stdio_command
+    from rea_tui.host.connection import Connection as Connection
+    from rea_tui.host.egress import EgressViolation as EgressViolation
+    from rea_tui.host.egress import guard as guard
+    from rea_tui.host.errors import FieldDiagnostic as FieldDiagnostic
+    from rea_tui.host.errors import HostError as HostError
+    from rea_tui.host.errors import ProtocolError as ProtocolError
+    from rea_tui.host.errors import RequestTimedOut as RequestTimedOut
+    from rea_tui.host.errors import ServerExited as ServerExited
+    from rea_tui.host.errors import ServerUnavailable as ServerUnavailable
+    from rea_tui.host.events import BadOutputReceived as BadOutputReceived
+    from rea_tui.host.events import ConnectionLost as ConnectionLost
+    from rea_tui.host.events import HostEvent as HostEvent
+    from rea_tui.host.events import ListChanged as ListChanged
+    from rea_tui.host.events import LogMessageReceived as LogMessageReceived
+    from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
+    from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
+    from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
+    from rea_tui.host.hosted import HostedServer as HostedServer
+    from rea_tui.host.hosted import ServerStatus as ServerStatus
+    from rea_tui.host.interaction import ElicitationAnswer as ElicitationAnswer
+    from rea_tui.host.interaction import ElicitationRequest as ElicitationRequest
+    from rea_tui.host.interaction import SamplingAnswer as SamplingAnswer
+    from rea_tui.host.interaction import SamplingMessage as SamplingMessage
+    from rea_tui.host.interaction import SamplingRequest as SamplingRequest
+    from rea_tui.host.models import ContentBlock as ContentBlock
+    from rea_tui.host.models import EmbeddedResourceBlock as EmbeddedResourceBlock
+    from rea_tui.host.models import MediaBlock as MediaBlock
+    from rea_tui.host.models import Prompt as Prompt
+    from rea_tui.host.models import PromptArgument as PromptArgument
+    from rea_tui.host.models import Resource as Resource
+    from rea_tui.host.models import ResourceLinkBlock as ResourceLinkBlock
+    from rea_tui.host.models import ResourceTemplate as ResourceTemplate
+    from rea_tui.host.models import TextBlock as TextBlock
+    from rea_tui.host.models import Tool as Tool
+    from rea_tui.host.models import UnknownBlock as UnknownBlock
+    from rea_tui.host.models import block_json as block_json
+    from rea_tui.host.models import block_text as block_text
+    from rea_tui.host.models import parse_resource_contents as parse_resource_contents
+    from rea_tui.host.narrowing import NarrowingCandidate as NarrowingCandidate
+    from rea_tui.host.narrowing import NarrowingQuestion as NarrowingQuestion
+    from rea_tui.host.narrowing import concerned_argument as concerned_argument
+    from rea_tui.host.narrowing import find_candidate as find_candidate
+    from rea_tui.host.narrowing import pin as pin
+    from rea_tui.host.notes import NOTE_KINDS as NOTE_KINDS
+    from rea_tui.host.notes import Note as Note
+    from rea_tui.host.notes import Notebook as Notebook
+    from rea_tui.host.notes import NoteChanged as NoteChanged
+    from rea_tui.host.notes import NoteKind as NoteKind
+    from rea_tui.host.protocol_memory import ProtocolMemory as ProtocolMemory
+    from rea_tui.host.replay import ReplayPlan as ReplayPlan
+    from rea_tui.host.replay import compare as compare
+    from rea_tui.host.replay import entry_from_record as entry_from_record
+    from rea_tui.host.replay import plan_replay as plan_replay
+    from rea_tui.host.replay import workflow_from_record as workflow_from_record
+    from rea_tui.host.report import render_json as render_json
+    from rea_tui.host.report import render_markdown as render_markdown
+    from rea_tui.host.safe_text import DEFAULT_LIMIT as DEFAULT_LIMIT
+    from rea_tui.host.safe_text import sanitize as sanitize
+    from rea_tui.host.safe_text import sanitize_line as sanitize_line
+    from rea_tui.host.schema_values import UnreadableValue as UnreadableValue
+    from rea_tui.host.schema_values import coerce as coerce
+    from rea_tui.host.schema_values import property_schema as property_schema
+    from rea_tui.host.schema_values import schema_types as schema_types
+    from rea_tui.host.schema_values import validate_arguments as validate_arguments
+    from rea_tui.host.session import FormTarget as FormTarget
+    from rea_tui.host.session import FormValues as FormValues
+    from rea_tui.host.session import ServerState as ServerState
+    from rea_tui.host.session import Session as Session
+    from rea_tui.host.tool_call import run_tool_call as run_tool_call
+    from rea_tui.host.traffic import TrafficEntry as TrafficEntry
+    from rea_tui.host.traffic import TrafficLog as TrafficLog
+    from rea_tui.host.transcript import TRANSCRIPT_SUFFIX as TRANSCRIPT_SUFFIX
+    from rea_tui.host.transcript import SessionRecorder as SessionRecorder
+    from rea_tui.host.transcript import Transcript as Transcript
+    from rea_tui.host.transcript import TranscriptWriter as TranscriptWriter
+    from rea_tui.host.transcript import list_transcripts as list_transcripts
+    from rea_tui.host.transcript import new_transcript_path as new_transcript_path
+    from rea_tui.host.transcript import read_transcript as read_transcript
+    from rea_tui.host.transcript import sessions_dir as sessions_dir
+    from rea_tui.host.transcript import summarize as summarize
+    from rea_tui.host.transport import start_server_process as start_server_process
+    from rea_tui.host.workflow import Workflow as Workflow
+    from rea_tui.host.workflow import render_prompt as render_prompt

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError
+from rea_tui.host.observers import Listeners, Unsubscribe
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
@@ -99,12 +100,11 @@ class CompletionLog:
 
     def __init__(self, limit: int = LOG_LIMIT) -> None:
         self.records: deque[CompletionRecord] = deque(maxlen=limit)
-        self._listeners: list[Callable[[CompletionRecord], None]] = []
+        self.listeners: Listeners[CompletionRecord] = Listeners()
         self._seq = 0
 
-    def subscribe(self, listener: Callable[[CompletionRecord], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Callable[[CompletionRecord], None]) -> Unsubscribe:
+        return self.listeners.subscribe(listener)
 
     def open(self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]) -> CompletionRecord:
         self._seq += 1
@@ -114,8 +114,7 @@ class CompletionLog:
         return record
 
     def changed(self, record: CompletionRecord) -> None:
-        for listener in list(self._listeners):
-            listener(record)
+        self.listeners.emit(record)
 
     def in_flight(self) -> int:
         return sum(1 for r in self.records if r.outcome == "pending")

@@ -45,6 +45,7 @@ from rea_tui.host.interaction import (
     SamplingMessage,
     SamplingRequest,
 )
+from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import StderrBuffer, StdioProcess, http_transport
@@ -113,7 +114,7 @@ class Connection:
         self.capabilities: dict[str, Any] = {}
         self.elicitation_handler: ElicitationHandler | None = None
         self.sampling_handler: SamplingHandler | None = None
-        self._listeners: list[EventListener] = []
+        self.listeners: Listeners[HostEvent] = Listeners()
         self._client: Client | None = None
         self._process: StdioProcess | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -140,13 +141,11 @@ class Connection:
     def list_changed_declared(self, kind: ListKind) -> bool:
         return bool(self.capabilities.get(kind, {}).get("listChanged")) if self.has_capability(kind) else False
 
-    def subscribe(self, listener: EventListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: EventListener) -> Unsubscribe:
+        return self.listeners.subscribe(listener)
 
     def _emit(self, event: HostEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self.listeners.emit(event)
 
     def _connect_mode(self) -> str:
         """`legacy`, `auto`, or a pinned version, from config and what the server spoke before."""

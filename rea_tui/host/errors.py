@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rea_tui.host.sanitize import sanitize, sanitize_line
+from rea_tui.host.safe_text import sanitize, sanitize_line
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from rea_tui.host.errors import FieldDiagnostic
 from rea_tui.host.models import ContentBlock, block_json, block_text
 from rea_tui.host.narrowing import NarrowingQuestion
+from rea_tui.host.observers import Listeners, Unsubscribe
 
 Outcome = Literal[
     "running", "ok", "tool_error", "protocol_error", "cancelled", "timed_out", "server_exited", "unavailable"
@@ -122,11 +123,10 @@ class EvidenceLedger:
 
     def __init__(self) -> None:
         self.entries: list[EvidenceEntry] = []
-        self._listeners: list[Callable[[EvidenceEntry], None]] = []
+        self.listeners: Listeners[EvidenceEntry] = Listeners()
 
-    def subscribe(self, listener: Callable[[EvidenceEntry], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Callable[[EvidenceEntry], None]) -> Unsubscribe:
+        return self.listeners.subscribe(listener)
 
     def open(
         self,
@@ -158,8 +158,7 @@ class EvidenceLedger:
         self.changed(entry)
 
     def changed(self, entry: EvidenceEntry) -> None:
-        for listener in list(self._listeners):
-            listener(entry)
+        self.listeners.emit(entry)
 
     def get(self, entry_id: str | None) -> EvidenceEntry | None:
         return next((e for e in self.entries if e.id == entry_id), None)

@@ -1,15 +1,41 @@
-"""A server as the host holds it: its connection, catalogs and completion feed."""
+"""A server as the host holds it: its connection, catalogs and completion feed.
+
+Start, reconnect and close of one server never overlap: they run under one
+lock, so a double f5 ends with one process, ready, and no orphan. The status
+is the connection's state; it is not kept anywhere else.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import subprocess
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from rea_tui.host.catalog import ServerCatalogs
 from rea_tui.host.completion import CompletionFeed
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.connection import DEFAULT_TIMEOUT, Connection
+from rea_tui.host.errors import MALFORMED_RESULT, ProtocolError
 from rea_tui.host.events import HostEvent
+from rea_tui.host.models import EmbeddedResourceBlock, parse_resource_contents
 from rea_tui.host.protocol_memory import ProtocolMemory
+
+ServerStatus = Literal["idle", "connecting", "ready", "failed", "exited", "closed"]
+
+# The REA convention: this resource names the current target.
+SESSION_RESOURCE = "rea://session"
+# The shortest connect timeout: starting a server (and the SDK import) takes a while even when all is well.
+MIN_CONNECT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class ResourceContents:
+    """What `resources/read` returned: the raw result, and its contents parsed."""
+
+    raw: dict[str, Any]
+    contents: list[EmbeddedResourceBlock]
 
 
 class HostedServer:
@@ -25,30 +51,89 @@ class HostedServer:
     ) -> None:
         self.spec = spec
         self.connection = Connection(
-            spec, timeout=timeout, connect_timeout=max(timeout, 10.0), memory=memory, started=started
+            spec,
+            timeout=timeout,
+            connect_timeout=max(timeout, MIN_CONNECT_TIMEOUT),
+            memory=memory,
+            started=started,
         )
         self.catalogs = ServerCatalogs(self.connection)
         self.completions = CompletionFeed(self.connection)
+        self.target: str | None = None
+        self._lifecycle = asyncio.Lock()
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def status(self) -> ServerStatus:
+        return self.connection.state
+
+    @property
+    def ready(self) -> bool:
+        return self.connection.is_ready
+
     async def start(self, *, load_catalogs: bool = True) -> None:
-        await self.connection.start()
-        if load_catalogs:
-            await self.catalogs.refresh_all()
+        """Connect (a no-op when connected); after a failure or an exit, start a fresh process."""
+        async with self._lifecycle:
+            if self.connection.is_ready:
+                return
+            if self.connection.state in ("exited", "failed", "closed"):
+                await self._reconnect()
+            else:
+                await self.connection.start()
+            if load_catalogs:
+                await self.catalogs.refresh_all()
 
     async def reconnect(self) -> None:
+        """Start over with the same spec (the traffic log, stderr and listeners are kept)."""
+        async with self._lifecycle:
+            await self._reconnect()
+            await self.catalogs.refresh_all()
+
+    async def _reconnect(self) -> None:
         self.completions.cancel_all()
         await self.connection.reconnect()
-        await self.catalogs.refresh_all()
+
+    async def close(self) -> None:
+        async with self._lifecycle:
+            self.completions.cancel_all()
+            await self.completions.settle()
+            await self.connection.close()
 
     async def on_event(self, event: HostEvent) -> bool:
         """Keep the catalogs current; True when one was refreshed."""
         return await self.catalogs.refresh_for(event)
 
-    async def close(self) -> None:
-        self.completions.cancel_all()
-        await self.completions.settle()
-        await self.connection.close()
+    async def read_resource(self, uri: str) -> ResourceContents:
+        """`resources/read`: the one way the host reads a resource. Raises HostError."""
+        raw = await self.connection.request_interactive("resources/read", {"uri": uri})
+        contents = raw.get("contents")
+        if not isinstance(contents, list):
+            raise ProtocolError(MALFORMED_RESULT, "resources/read: the result has no contents list")
+        blocks = [parse_resource_contents(item) for item in contents]
+        return ResourceContents(raw, [b for b in blocks if b is not None])
+
+    async def read_target(self) -> str | None:
+        """The target a REA server names in `rea://session` (None for other servers, or if unreadable)."""
+        from rea_tui.host.errors import HostError
+
+        self.target = None
+        if not any(r.uri == SESSION_RESOURCE for r in self.catalogs.resources.items):
+            return None
+        try:
+            result = await self.read_resource(SESSION_RESOURCE)
+        except HostError:
+            return None
+        text = next((c.text for c in result.contents if c.text), None)
+        try:
+            data = json.loads(text) if text else {}
+        except ValueError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        target, kind = data.get("target"), data.get("kind")
+        parts = [str(p) for p in (target, f"({kind})" if kind else None) if p]
+        self.target = " ".join(parts) or None
+        return self.target

@@ -22,7 +22,7 @@ MAX_CANDIDATES = 25
 
 
 @dataclass(frozen=True)
-class Candidate:
+class NarrowingCandidate:
     id: int | str | None
     name: str
 
@@ -35,7 +35,7 @@ class Candidate:
 class NarrowingQuestion:
     reason: str
     ask_user: str
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[NarrowingCandidate, ...]
     scoped_by: dict[str, Any] = field(default_factory=dict)
     # The tool argument the reply concerns, when the server says so (an REA extension).
     argument: str | None = None
@@ -59,13 +59,13 @@ def _as_question(data: Any) -> NarrowingQuestion | None:
     raw_candidates = data.get("candidates")
     if not isinstance(ask, str) or not isinstance(raw_candidates, list):
         return None
-    candidates: list[Candidate] = []
+    candidates: list[NarrowingCandidate] = []
     for item in raw_candidates[:MAX_CANDIDATES]:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             ident = item.get("id")
-            candidates.append(Candidate(id=ident if isinstance(ident, int | str) else None, name=item["name"]))
+            candidates.append(NarrowingCandidate(id=ident if isinstance(ident, int | str) else None, name=item["name"]))
         elif isinstance(item, str):
-            candidates.append(Candidate(id=None, name=item))
+            candidates.append(NarrowingCandidate(id=None, name=item))
     scoped = data.get("scoped_by")
     argument = data.get("argument")
     return NarrowingQuestion(
@@ -132,7 +132,7 @@ def concerned_argument(question: NarrowingQuestion, tool: Tool | None, arguments
     return unset[0] if unset else None
 
 
-def pinned_value(question: NarrowingQuestion, candidate: Candidate, tool: Tool | None, argument: str) -> Any:
+def pinned_value(question: NarrowingQuestion, candidate: NarrowingCandidate, tool: Tool | None, argument: str) -> Any:
     """The value to send: the candidate's name, or its id when names repeat or the schema wants ids."""
     types = schema_types(property_schema(tool.input_schema, argument)) if tool else []
     same_name = [c for c in question.candidates if c.name.casefold() == candidate.name.casefold()]
@@ -147,7 +147,7 @@ def pinned_value(question: NarrowingQuestion, candidate: Candidate, tool: Tool |
 def pin(
     arguments: Mapping[str, Any],
     question: NarrowingQuestion,
-    candidate: Candidate,
+    candidate: NarrowingCandidate,
     tool: Tool | None,
     argument: str,
 ) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def pin(
     return updated
 
 
-def find_candidate(question: NarrowingQuestion, pick: str) -> Candidate | None:
+def find_candidate(question: NarrowingQuestion, pick: str) -> NarrowingCandidate | None:
     """The candidate `pick` names: by id first, then by name (case-insensitive)."""
     for candidate in question.candidates:
         if candidate.id is not None and str(candidate.id) == pick:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rea_tui.host.observers import Listeners, Unsubscribe
+
 NoteKind = Literal["observation", "inference", "unknown"]
 NOTE_KINDS: tuple[NoteKind, ...] = ("observation", "inference", "unknown")
 _CITATION = re.compile(r"\bE\d+\b")
@@ -36,8 +38,12 @@ def citations_in(text: str) -> list[str]:
     return list(dict.fromkeys(_CITATION.findall(text)))
 
 
-NoteListener = Callable[["Note", bool], None]
-"""Called with a note and whether it was removed (else it was added)."""
+@dataclass(frozen=True)
+class NoteChanged:
+    """A note was added, or removed."""
+
+    note: Note
+    removed: bool
 
 
 class Notebook:
@@ -45,15 +51,13 @@ class Notebook:
 
     def __init__(self) -> None:
         self.notes: list[Note] = []
-        self._listeners: list[NoteListener] = []
+        self.listeners: Listeners[NoteChanged] = Listeners()
 
-    def subscribe(self, listener: NoteListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Callable[[NoteChanged], None]) -> Unsubscribe:
+        return self.listeners.subscribe(listener)
 
     def _changed(self, note: Note, removed: bool) -> None:
-        for listener in list(self._listeners):
-            listener(note, removed)
+        self.listeners.emit(NoteChanged(note, removed))
 
     def add(self, kind: NoteKind, text: str, cites: Iterable[str] = (), known_ids: Iterable[str] | None = None) -> Note:
         """Add a note; cited ids are the given ones plus any written in the text.

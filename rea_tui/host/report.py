@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from rea_tui.host.notes import NOTE_KINDS
-from rea_tui.host.sanitize import sanitize
+from rea_tui.host.safe_text import sanitize
 from rea_tui.host.transcript import Transcript
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=^:])")

@@ -21,6 +21,7 @@ from rea_tui.host.narrowing import detect_narrowing
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
+    from rea_tui.host.hosted import HostedServer
 
 ProgressListener = Callable[[EvidenceEntry], None]
 
@@ -118,19 +119,15 @@ async def run_tool_call(
     return entry
 
 
-async def run_resource_read(connection: Connection, ledger: EvidenceLedger, uri: str) -> EvidenceEntry:
+async def run_resource_read(hosted: HostedServer, ledger: EvidenceLedger, uri: str) -> EvidenceEntry:
     """`resources/read` as evidence: reading needs no approval, but what it returned is kept."""
-    from rea_tui.host.models import parse_resource_contents
-
-    entry = ledger.open(connection.name, "resources/read", {"uri": uri}, "read (no tool runs)")
+    entry = ledger.open(hosted.name, "resources/read", {"uri": uri}, "read (no tool runs)")
     started = time.perf_counter()
     try:
-        result = await connection.request_interactive("resources/read", {"uri": uri})
-        contents = result.get("contents")
-        blocks = [parse_resource_contents(c) for c in contents] if isinstance(contents, list) else []
-        entry.content = [b for b in blocks if b is not None]
+        result = await hosted.read_resource(uri)
+        entry.content = list(result.contents)
         entry.outcome = "ok"
-        entry.result_size = len(json.dumps(result, default=str))
+        entry.result_size = len(json.dumps(result.raw, default=str))
     except HostError as exc:
         fill_error(entry, exc)
     finally:

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rea_tui.host.sanitize import sanitize_line
+from rea_tui.host.observers import Listeners, Unsubscribe
+from rea_tui.host.safe_text import sanitize_line
 
 Direction = Literal["out", "in", "info"]
 Kind = Literal["request", "response", "error", "notification", "garbage", "event"]
@@ -43,16 +44,13 @@ class TrafficEntry:
             return self.payload
 
 
-TrafficListener = Callable[[TrafficEntry], None]
-
-
 class TrafficLog:
     """A bounded, redacting record of one connection's messages."""
 
     def __init__(self, secrets: Iterable[str] = (), max_entries: int = MAX_ENTRIES) -> None:
         self._entries: deque[TrafficEntry] = deque(maxlen=max_entries)
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
-        self._listeners: list[TrafficListener] = []
+        self.listeners: Listeners[TrafficEntry] = Listeners()
         self._open_requests: dict[str, tuple[str, float]] = {}
         self._seq = 0
 
@@ -62,14 +60,8 @@ class TrafficLog:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def subscribe(self, listener: TrafficListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+    def subscribe(self, listener: Callable[[TrafficEntry], None]) -> Unsubscribe:
+        return self.listeners.subscribe(listener)
 
     def redact(self, text: str) -> str:
         for secret in self._secrets:
@@ -137,8 +129,7 @@ class TrafficLog:
             # Requests that never got an answer must not grow without bound.
             for key in list(self._open_requests)[:MAX_ENTRIES]:
                 del self._open_requests[key]
-        for listener in list(self._listeners):
-            listener(entry)
+        self.listeners.emit(entry)
         return entry
 
     def requests_sent(self, method: str) -> list[TrafficEntry]:

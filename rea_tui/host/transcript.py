@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rea_tui.host.workflow import Workflow
 
 REDACTED = "‹redacted›"
-SUFFIX = ".jsonl"
+TRANSCRIPT_SUFFIX = ".jsonl"
 
 
 def sessions_dir() -> Path:
@@ -44,7 +44,7 @@ def sessions_dir() -> Path:
 def new_transcript_path(directory: Path | None = None) -> Path:
     folder = directory or sessions_dir()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
-    return folder / f"{stamp}-{os.getpid()}{SUFFIX}"
+    return folder / f"{stamp}-{os.getpid()}{TRANSCRIPT_SUFFIX}"
 
 
 def sensitive_fields(schema: dict[str, Any]) -> set[str]:
@@ -141,7 +141,7 @@ def read_transcript(path: Path) -> Transcript:
 def list_transcripts(directory: Path | None = None) -> Iterator[Path]:
     folder = directory or sessions_dir()
     if folder.is_dir():
-        yield from sorted(folder.glob(f"*{SUFFIX}"), reverse=True)
+        yield from sorted(folder.glob(f"*{TRANSCRIPT_SUFFIX}"), reverse=True)
 
 
 def summarize(path: Path) -> dict[str, Any]:

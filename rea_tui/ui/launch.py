@@ -7,14 +7,11 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host.config import ServerSpec
+from rea_tui.host import ServerSpec, ServerUnavailable, start_server_process
 
 
 def start_early(specs: Sequence[ServerSpec]) -> dict[str, subprocess.Popen[bytes]]:
     """Start the stdio servers now, so they boot while Textual loads and paints the first frame."""
-    from rea_tui.host.errors import ServerUnavailable
-    from rea_tui.host.transport import start_server_process
-
     started: dict[str, subprocess.Popen[bytes]] = {}
     for spec in specs:
         if spec.transport == "stdio":
@@ -24,22 +21,44 @@ def start_early(specs: Sequence[ServerSpec]) -> dict[str, subprocess.Popen[bytes
     return started
 
 
-def run_tui(specs: Sequence[ServerSpec], *, timeout: float = 30.0) -> int:
+def run_app(
+    specs: Sequence[ServerSpec],
+    *,
+    timeout: float,
+    transcript: Path | None,
+    replay: Path | None = None,
+    offline: bool = False,
+) -> int:
+    from rea_tui.ui.runtime import apply_frame_rate
+    from rea_tui.ui.settings import AppSettings
+
+    settings = AppSettings.load()
+    apply_frame_rate(settings.fps)
     started = start_early(specs)
+    from rea_tui.host import Session, plan_replay, read_transcript
     from rea_tui.ui.app import create_app
 
-    app = create_app(specs, timeout=timeout, started=started)
+    plan = plan_replay(read_transcript(replay)) if replay is not None else None
+    session = Session(specs, timeout=timeout, transcript=transcript, started=started)
+    app = create_app(session, settings=settings, replay=plan, offline=offline)
     result = app.run()
     return int(result or 0)
+
+
+def run_tui(specs: Sequence[ServerSpec], *, timeout: float = 30.0) -> int:
+    from rea_tui.host import new_transcript_path
+
+    return run_app(specs, timeout=timeout, transcript=new_transcript_path())
 
 
 def run_replay(transcript: Path, specs: Sequence[ServerSpec], *, offline: bool, timeout: float = 30.0) -> int:
-    from rea_tui.host.replay import plan_replay
-    from rea_tui.host.transcript import read_transcript
-    from rea_tui.ui.app import create_app
+    from rea_tui.host import new_transcript_path
 
-    started = start_early(specs)
-    plan = plan_replay(read_transcript(transcript))
-    app = create_app(specs, timeout=timeout, replay=plan, offline=offline, started=started)
-    result = app.run()
-    return int(result or 0)
+    # An offline replay only shows what was recorded, so it writes no transcript of its own.
+    return run_app(
+        specs,
+        timeout=timeout,
+        transcript=None if offline else new_transcript_path(),
+        replay=transcript,
+        offline=offline,
+    )

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from rea_tui.host.events import HostEvent
+    from rea_tui.host import EvidenceEntry, HostEvent, Workflow
+
+NodeKind = Literal["server", "prompt", "tool", "resource", "template", "section"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeRef:
     """What a sidebar entry stands for."""
 
-    kind: str  # "server", "prompt", "tool", "resource", "template", "section"
+    kind: NodeKind
     server: str
     name: str = ""
 
@@ -26,11 +28,22 @@ class ServerConnected(Message):
         self.server = server
 
 
-class ServerFailed(Message):
-    def __init__(self, server: str, error: Any) -> None:
+class ServerStatusChanged(Message):
+    """A server started connecting, connected, failed or exited (the header shows the active one)."""
+
+    def __init__(self, server: str) -> None:
         super().__init__()
         self.server = server
-        self.error = error
+
+
+class ServerConnectFailed(Message):
+    """Connecting failed: a host error (with its message), or an unexpected one caught by the error route."""
+
+    def __init__(self, server: str, message: str, *, exited: bool = False) -> None:
+        super().__init__()
+        self.server = server
+        self.message = message
+        self.exited = exited
 
 
 class HostEventReceived(Message):
@@ -40,9 +53,10 @@ class HostEventReceived(Message):
 
 
 class CatalogsRefreshed(Message):
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, withdrawn: list[str]) -> None:
         super().__init__()
         self.server = server
+        self.withdrawn = withdrawn
 
 
 class NodeSelected(Message):
@@ -57,6 +71,13 @@ class RenderRequested(Message):
     """Enter on the argument form (or ctrl+r): render the prompt or read the template."""
 
 
+class PromptRendered(Message):
+    def __init__(self, server: str, workflow: Workflow) -> None:
+        super().__init__()
+        self.server = server
+        self.workflow = workflow
+
+
 class StepChosen(Message):
     def __init__(self, server: str, tool: str) -> None:
         super().__init__()
@@ -69,3 +90,43 @@ class ResourceLinkOpened(Message):
         super().__init__()
         self.server = server
         self.uri = uri
+
+
+class ToolCallStarted(Message):
+    """An entry was opened in the ledger: a tool call (or a resource read) is under way."""
+
+    def __init__(self, entry: EvidenceEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+
+class ToolCallFinished(Message):
+    def __init__(self, entry: EvidenceEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+
+class NarrowingAsked(Message):
+    """A call's result is a narrowing question: the analyst picks a candidate to pin."""
+
+    def __init__(self, entry: EvidenceEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+
+class EvidenceChanged(Message):
+    """An entry of the ledger changed (progress, result)."""
+
+    def __init__(self, entry: EvidenceEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+
+class JobFailed(Message):
+    """A background job failed in a way nothing expected; the error route says so."""
+
+    def __init__(self, group: str, name: str, error: BaseException) -> None:
+        super().__init__()
+        self.group = group
+        self.name = name
+        self.error = error

@@ -11,7 +11,7 @@ from typing import Protocol
 from rich.text import Text
 from textual.notifications import SeverityLevel
 
-from rea_tui.host.sanitize import DEFAULT_LIMIT, sanitize, sanitize_line
+from rea_tui.host import DEFAULT_LIMIT, sanitize, sanitize_line
 
 
 def plain(value: object, limit: int | None = DEFAULT_LIMIT, style: str = "") -> Text:

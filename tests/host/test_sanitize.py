@@ -1,4 +1,4 @@
-from rea_tui.host.sanitize import sanitize, sanitize_line
+from rea_tui.host.safe_text import sanitize, sanitize_line
 
 CSI = "\x1b[31mred\x1b[0m"
 OSC8 = "\x1b]8;;http://evil.example\x07link\x1b]8;;\x07"

@@ -8,7 +8,7 @@ from rea_tui.host.catalog import ServerCatalogs
 from rea_tui.host.connection import Connection
 from rea_tui.host.evidence import EvidenceLedger
 from rea_tui.host.models import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, Tool
-from rea_tui.host.sanitize import sanitize
+from rea_tui.host.safe_text import sanitize
 from rea_tui.host.tool_call import run_tool_call
 from rea_tui.host.workflow import find_steps, render_prompt
 from tests.conftest import raw_spec, sample_spec

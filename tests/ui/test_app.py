@@ -9,13 +9,14 @@ import sys
 from textual.binding import Binding
 from textual.widgets import Tabs
 
-from rea_tui.ui.app import ReaApp, create_app
+from rea_tui.host import FormTarget
+from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.dropdown import EMPTY_MESSAGE
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 from tests.conftest import REPO, raw_spec, sample_spec
-from tests.ui.pilot_support import ready, screen_text, sent, until
+from tests.support.pilot import make_app, ready, screen_text, sent, wait_for
 
 SIZE = (160, 48)
 
@@ -26,7 +27,7 @@ async def open_prompt(pilot, app: ReaApp, name: str, server: str = "sample") -> 
     tree = app.query_one(ServerTree)
     assert tree.select_ref(NodeRef("prompt", server, name))
     form = app.query_one(ArgumentForm)
-    await until(pilot, lambda: form.target == ("prompt", server, name), what=f"form for {name}")
+    await wait_for(pilot, lambda: form.target == FormTarget("prompt", server, name), what=f"form for {name}")
     await pilot.pause()
     return form
 
@@ -36,7 +37,7 @@ def footer_text(field) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_prompt_list_shows_titles_argument_counts_and_required_marks() -> None:
-    app = create_app([sample_spec("auto")])
+    app = make_app([sample_spec("auto")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         text = screen_text(app)
@@ -49,7 +50,7 @@ async def test_prompt_list_shows_titles_argument_counts_and_required_marks() -> 
 
 
 async def test_dropdown_opens_on_focus_narrows_with_context_and_accepting_only_fills() -> None:
-    app = create_app([sample_spec("legacy")])
+    app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
@@ -57,19 +58,19 @@ async def test_dropdown_opens_on_focus_narrows_with_context_and_accepting_only_f
         procedure = form.field("procedure")
         assert document is not None and procedure is not None
         document.input.focus()
-        await until(pilot, lambda: document.dropdown.values == ("Helper", "Notes", "libsearch"), what="documents")
+        await wait_for(pilot, lambda: document.dropdown.values == ("Helper", "Notes", "libsearch"), what="documents")
         await pilot.press("H")
-        await until(pilot, lambda: document.dropdown.values == ("Helper",), what="narrowed documents")
+        await wait_for(pilot, lambda: document.dropdown.values == ("Helper",), what="narrowed documents")
         await pilot.press("enter")  # accepts the highlighted value; renders nothing
         assert document.value == "Helper" and not document.dropdown.is_open
         assert sent(app, "sample", "prompts/get") == 0
         procedure.input.focus()
-        await until(
+        await wait_for(
             pilot,
             lambda: procedure.dropdown.values == ("helper_main", "helper_sync", "render_page"),
             what="procedures in Helper",
         )
-        last = app.completion_log.records[-1]
+        last = app.session.completion_log.records[-1]
         assert last.argument == "procedure" and last.context == {"document": "Helper"}
         await pilot.press("down", "down", "up")
         assert procedure.dropdown.highlighted_value() == "helper_sync"
@@ -78,7 +79,7 @@ async def test_dropdown_opens_on_focus_narrows_with_context_and_accepting_only_f
         await pilot.press("escape")
         assert not procedure.dropdown.is_open and procedure.value == ""
         await pilot.press("r")
-        await until(pilot, lambda: procedure.dropdown.values == ("render_page",))
+        await wait_for(pilot, lambda: procedure.dropdown.values == ("render_page",))
         await pilot.press("tab")
         assert procedure.value == "render_page"
         assert sent(app, "sample", "prompts/get") == 0
@@ -86,7 +87,7 @@ async def test_dropdown_opens_on_focus_narrows_with_context_and_accepting_only_f
 
 
 async def test_has_more_footer_and_empty_message() -> None:
-    app = create_app([sample_spec("legacy")])
+    app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
@@ -94,22 +95,22 @@ async def test_has_more_footer_and_empty_message() -> None:
         assert document and procedure and feature
         document.input.value = "libsearch"
         procedure.input.focus()
-        await until(pilot, lambda: len(procedure.dropdown.values) == 100, what="first page")
+        await wait_for(pilot, lambda: len(procedure.dropdown.values) == 100, what="first page")
         assert footer_text(procedure) == "100 of 250 - keep typing to narrow"
         await pilot.press(*"search_02")
-        await until(
+        await wait_for(
             pilot,
             lambda: len(procedure.dropdown.values) == 50 and procedure.dropdown.shown_for == "search_02",
         )
         assert footer_text(procedure) == "50 values"
         feature.input.focus()
-        await until(pilot, lambda: feature.dropdown.shown_for == "")
+        await wait_for(pilot, lambda: feature.dropdown.shown_for == "")
         assert footer_text(feature) == EMPTY_MESSAGE
         assert feature.dropdown.is_open and feature.dropdown.footer.region.height >= 1
 
 
 async def test_required_fields_are_checked_before_rendering() -> None:
-    app = create_app([sample_spec("legacy")])
+    app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
@@ -122,7 +123,7 @@ async def test_required_fields_are_checked_before_rendering() -> None:
 
 
 async def test_render_shows_workflow_with_steps_and_resource_link_opens_into_evidence() -> None:
-    app = create_app([sample_spec("auto")])
+    app = make_app([sample_spec("auto")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
@@ -131,7 +132,7 @@ async def test_render_shows_workflow_with_steps_and_resource_link_opens_into_evi
         feature.input.focus()
         await pilot.press(*"offline search", "escape", "enter")
         view = app.query_one(WorkflowView)
-        await until(pilot, lambda: view.workflow is not None, what="workflow")
+        await wait_for(pilot, lambda: view.workflow is not None, what="workflow")
         assert view.workflow is not None
         assert [s.tool for s in view.workflow.steps] == ["list_documents", "echo", "structured_info"]
         await pilot.pause(0.2)
@@ -140,46 +141,50 @@ async def test_render_shows_workflow_with_steps_and_resource_link_opens_into_evi
         cards = [card.border_title for card in view.query(".content-card")]
         assert cards == ["resource link", "embedded resource", "image"]
         await pilot.click(".open-link")
-        await until(pilot, lambda: app.ledger.entries and app.ledger.entries[-1].finished, what="resource read")
-        entry = app.ledger.entries[-1]
+        await wait_for(
+            pilot, lambda: app.session.ledger.entries and app.session.ledger.entries[-1].finished, what="resource read"
+        )
+        entry = app.session.ledger.entries[-1]
         assert entry.tool == "resources/read" and entry.arguments == {"uri": "sample://readme"}
         assert "readme" in entry.text()
         assert sent(app, "sample", "tools/call") == 0
 
 
 async def test_list_changed_refreshes_prompts_and_keeps_selection_and_values() -> None:
-    app = create_app([sample_spec("auto")])
+    app = make_app([sample_spec("auto")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "review_code")
         code = form.field("code")
         assert code is not None
         code.input.value = "print('typed before the change')"
-        hosted = app.servers["sample"].hosted
+        hosted = app.session.hosted("sample")
         assert hosted is not None
         await hosted.connection.request("tools/call", {"name": "add_prompt", "arguments": {"name": "brand_new"}})
-        await until(pilot, lambda: hosted.catalogs.prompts.get("brand_new") is not None, what="refreshed prompt list")
-        await until(pilot, lambda: "brand_new" in screen_text(app), what="the new prompt in the list")
-        assert form.target == ("prompt", "sample", "review_code")
+        await wait_for(
+            pilot, lambda: hosted.catalogs.prompts.get("brand_new") is not None, what="refreshed prompt list"
+        )
+        await wait_for(pilot, lambda: "brand_new" in screen_text(app), what="the new prompt in the list")
+        assert form.target == FormTarget("prompt", "sample", "review_code")
         assert form.field("code").value == "print('typed before the change')"  # type: ignore[union-attr]
         assert "brand_new" in screen_text(app)
 
 
 async def test_failed_server_shows_stderr_tail_and_retries() -> None:
-    app = create_app([raw_spec("exit", name="broken")])
+    app = make_app([raw_spec("exit", name="broken")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        assert app.servers["broken"].status == "exited"
+        assert app.session.state("broken").status == "exited"
         text = screen_text(app)
         assert "configuration missing, giving up" in text and "f5 to retry" in text
         assert "Traceback" not in text
-        started = len(app.servers["broken"].hosted.connection.traffic)  # type: ignore[union-attr]
+        started = len(app.session.hosted("broken").connection.traffic)  # type: ignore[union-attr]
         await pilot.press("f5")
-        await until(pilot, lambda: len(app.servers["broken"].hosted.connection.traffic) > started, what="retry")  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: len(app.session.hosted("broken").connection.traffic) > started, what="retry")  # type: ignore[union-attr]
 
 
 async def test_narrow_terminal_switches_to_tabs_without_losing_state() -> None:
-    app = create_app([sample_spec("legacy")])
+    app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "review_code")
@@ -191,9 +196,9 @@ async def test_narrow_terminal_switches_to_tabs_without_losing_state() -> None:
         assert tabs.display and tabs.active == "tab-form"
         assert app.query_one("#sidebar").display is False or not app.query_one("#sidebar").region.width
         await pilot.press("f6")
-        assert app.pane == "workflow"
+        assert app.main.pane == "workflow"
         await pilot.press("f6", "f6", "f6")
-        assert app.pane == "form"
+        assert app.main.pane == "form"
         await pilot.resize_terminal(160, 48)
         await pilot.pause(0.2)
         assert not app.screen.has_class("-narrow")
@@ -201,12 +206,15 @@ async def test_narrow_terminal_switches_to_tabs_without_losing_state() -> None:
 
 
 async def test_protocol_log_and_completion_inspector_open_from_keys() -> None:
-    app = create_app([sample_spec("legacy")])
+    app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "investigate")
         form.field("document").input.focus()  # type: ignore[union-attr]
-        await until(pilot, lambda: app.completion_log.records and app.completion_log.records[-1].outcome == "shown")
+        await wait_for(
+            pilot,
+            lambda: app.session.completion_log.records and app.session.completion_log.records[-1].outcome == "shown",
+        )
         await pilot.press("ctrl+l")
         await pilot.pause(0.3)
         assert type(app.screen).__name__ == "ProtocolLogScreen"
@@ -240,7 +248,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
 
 
 async def test_command_palette_lists_every_action() -> None:
-    app = create_app([sample_spec()])
+    app = make_app([sample_spec()])
     async with app.run_test(size=SIZE):
         titles = " ".join(command.title for command in app.get_system_commands(app.screen))
         for binding in ReaApp.BINDINGS:
@@ -251,7 +259,7 @@ async def test_command_palette_lists_every_action() -> None:
 
 
 async def test_hostile_server_text_is_shown_literally() -> None:
-    app = create_app([sample_spec("legacy", hostile=True)])
+    app = make_app([sample_spec("legacy", hostile=True)])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         form = await open_prompt(pilot, app, "review_code")
@@ -262,7 +270,7 @@ async def test_hostile_server_text_is_shown_literally() -> None:
         feature = feature_form.field("feature")
         assert feature is not None
         feature.input.focus()
-        await until(pilot, lambda: len(feature.dropdown.values) == 2)
+        await wait_for(pilot, lambda: len(feature.dropdown.values) == 2)
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\x07" not in svg
         assert "evil.example" not in "".join(a for a in svg.split('href="')[1:2])
@@ -273,16 +281,21 @@ async def test_hostile_server_text_is_shown_literally() -> None:
 def test_first_frame_paints_before_mcp_is_imported() -> None:
     script = """
 import sys, asyncio
+from rea_tui.host import ServerSpec, Session
 from rea_tui.ui.app import ReaApp
-from rea_tui.host.config import ServerSpec
+from rea_tui.ui.screens.main import MainScreen
 assert "mcp" not in sys.modules, "importing the app imported mcp"
 seen = {}
-class Probe(ReaApp):
-    def start_session(self):
+class Probe(MainScreen):
+    def on_mount(self):
         seen["mcp at mount"] = "mcp" in sys.modules
-        super().start_session()
+        super().on_mount()
+class ProbeApp(ReaApp):
+    def get_default_screen(self):
+        return Probe(self.session, self.settings)
 async def main():
-    app = Probe([ServerSpec(name="x", transport="stdio", command=sys.executable, args=("-c", "pass"))])
+    session = Session([ServerSpec(name="x", transport="stdio", command=sys.executable, args=("-c", "pass"))])
+    app = ProbeApp(session)
     async with app.run_test() as pilot:
         await pilot.pause(0.01)
 asyncio.run(main())
@@ -301,7 +314,7 @@ print(seen)
 
 
 async def test_several_servers_side_by_side() -> None:
-    app = create_app([sample_spec("legacy", name="first"), raw_spec("lint", name="second")])
+    app = make_app([sample_spec("legacy", name="first"), raw_spec("lint", name="second")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app, "first")
         await ready(pilot, app, "second")

@@ -22,8 +22,12 @@ from textual.widgets._select import SelectCurrent
 
 from rea_tui.host.evidence import EvidenceEntry
 from rea_tui.host.traffic import TrafficLog
-from rea_tui.ui.app import ReaApp, create_app
-from rea_tui.ui.scenarios import (
+from rea_tui.ui.app import ReaApp
+from rea_tui.ui.widgets.argument_form import ArgumentForm
+from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
+from tests.conftest import sample_spec
+from tests.support.pilot import make_app, screen_text, wait_for
+from tests.support.scenarios import (
     SERVER,
     SIZE,
     answer_narrowing,
@@ -40,12 +44,7 @@ from rea_tui.ui.scenarios import (
     run_tool,
     screen_named,
     select_evidence,
-    wait_for,
 )
-from rea_tui.ui.widgets.argument_form import ArgumentForm
-from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
-from tests.conftest import sample_spec
-from tests.ui.pilot_support import screen_text
 
 SAMPLE = "sample"
 
@@ -54,7 +53,7 @@ SAMPLE = "sample"
 
 
 def traffic(app: ReaApp, server: str = SERVER) -> TrafficLog:
-    hosted = app.servers[server].hosted
+    hosted = app.session.hosted(server)
     assert hosted is not None
     return hosted.connection.traffic
 
@@ -92,21 +91,21 @@ def detail_text(app: ReaApp) -> str:
 async def finished(pilot: Any, app: ReaApp, count: int) -> EvidenceEntry:
     await wait_for(
         pilot,
-        lambda: len(app.ledger.entries) >= count and app.ledger.entries[count - 1].finished,
+        lambda: len(app.session.ledger.entries) >= count and app.session.ledger.entries[count - 1].finished,
         f"E{count} to finish",
     )
     await pilot.pause()
-    return app.ledger.entries[count - 1]
+    return app.session.ledger.entries[count - 1]
 
 
 # ---------------------------------------------------------------- the reference server
 
 
 async def test_open_a_target_list_procedures_and_inspect_one() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
-        assert app.servers[SERVER].target == "synthetic:2000:0 (synthetic)"
+        assert app.session.hosted(SERVER).target == "synthetic:2000:0 (synthetic)"
 
         # open_binary is not declared read-only: the dialog shows the exact JSON and offers no session allowance.
         await open_tool(pilot, "open_binary")
@@ -119,7 +118,9 @@ async def test_open_a_target_list_procedures_and_inspect_one() -> None:
         assert (opened.id, opened.tool, opened.outcome) == ("E1", "open_binary", "ok")
         assert opened.structured["target"] == "synthetic:500:0"
         await wait_for(
-            pilot, lambda: app.servers[SERVER].target == "synthetic:500:0 (synthetic)", "the new target in the header"
+            pilot,
+            lambda: app.session.hosted(SERVER).target == "synthetic:500:0 (synthetic)",
+            "the new target in the header",
         )
         assert "target: synthetic:500:0" in screen_text(app)
 
@@ -148,7 +149,7 @@ async def test_open_a_target_list_procedures_and_inspect_one() -> None:
 
 
 async def test_deny_sends_nothing() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "inspect_procedure")
@@ -159,7 +160,7 @@ async def test_deny_sends_nothing() -> None:
         await click(pilot, "#deny")
         await wait_for(pilot, lambda: app.screen is app.main, "the dialog to close")
         await pilot.pause(0.2)
-        assert app.ledger.entries == []
+        assert app.session.ledger.entries == []
         assert traffic(app).requests_sent("tools/call") == []
         assert traffic(app).entries()[logged:] == []  # not a single message went out
         # Escape in the dialog denies too.
@@ -168,11 +169,11 @@ async def test_deny_sends_nothing() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.main, "the dialog to close")
         await pilot.pause(0.2)
-        assert app.ledger.entries == [] and traffic(app).requests_sent("tools/call") == []
+        assert app.session.ledger.entries == [] and traffic(app).requests_sent("tools/call") == []
 
 
 async def test_allow_for_session_is_offered_only_for_read_only_tools_and_skips_the_dialog() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "list_documents")
@@ -209,7 +210,7 @@ async def test_allow_for_session_is_offered_only_for_read_only_tools_and_skips_t
 
 
 async def test_the_tool_form_validates_against_the_input_schema_before_anything_is_sent() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         form = await open_tool(pilot, "inspect_procedure")
@@ -236,7 +237,7 @@ async def test_the_tool_form_validates_against_the_input_schema_before_anything_
         assert app.screen is form
         assert "The timeout must be a positive number." in screen_text(app)
         assert field_error(app, "max_instructions") == ""
-        assert traffic(app).requests_sent("tools/call") == [] and app.ledger.entries == []
+        assert traffic(app).requests_sent("tools/call") == [] and app.session.ledger.entries == []
         # Fixed, it goes to approval with the coerced integer.
         timeout.value = "30"
         await review(pilot)
@@ -246,7 +247,7 @@ async def test_the_tool_form_validates_against_the_input_schema_before_anything_
 
 
 async def test_a_step_form_is_prefilled_from_the_prompt_arguments() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await fill_investigation(pilot, procedure="openDocument")
@@ -277,12 +278,12 @@ async def test_a_step_form_is_prefilled_from_the_prompt_arguments() -> None:
 
 
 async def test_three_round_narrowing_through_the_picker() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         # Round 1: no procedure at all.
         await run_tool(pilot, "inspect_procedure", button="#allow-session")
-        first = app.ledger.entries[0]
+        first = app.session.ledger.entries[0]
         assert first.narrowing is not None and "procedure" not in first.arguments
         assert (first.narrowing.reason, len(first.narrowing.candidates)) == ("missing_required", 25)
         picker = await screen_named(pilot, "NarrowingScreen")
@@ -320,8 +321,8 @@ async def test_three_round_narrowing_through_the_picker() -> None:
         assert third.structured["document"]["name"] == "Notes"
         assert third.structured["procedure"]["names"] == ["openDocument"]
         # The candidates only narrowed: 25, then 3, then none.
-        assert [len(e.narrowing.candidates) if e.narrowing else 0 for e in app.ledger.entries] == [25, 3, 0]
-        assert [e.follows for e in app.ledger.entries] == [None, "E1", "E2"]
+        assert [len(e.narrowing.candidates) if e.narrowing else 0 for e in app.session.ledger.entries] == [25, 3, 0]
+        assert [e.follows for e in app.session.ledger.entries] == [None, "E1", "E2"]
         assert sent_arguments(app) == [
             ("inspect_procedure", {"max_instructions": 64}),
             ("inspect_procedure", {"max_instructions": 64, "procedure": "openDocument"}),
@@ -339,7 +340,7 @@ async def test_three_round_narrowing_through_the_picker() -> None:
 
 
 async def test_process_capture_asks_through_elicitation_accept_runs_decline_does_not() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "run_process_capture")
@@ -352,7 +353,7 @@ async def test_process_capture_asks_through_elicitation_accept_runs_decline_does
         assert keys == ["arguments", "timeout_seconds", "capture_environment"]
         assert "rea (synthetic) asks for input" in screen_text(app)
         assert "Adjust the parameters or decline." in screen_text(app)
-        assert app.ledger.entries[-1].outcome == "running"
+        assert app.session.ledger.entries[-1].outcome == "running"
         editor = field_editor(app, "arguments")
         editor.focus()
         editor.post_message(events.Paste("--offline"))
@@ -382,14 +383,16 @@ async def test_process_capture_asks_through_elicitation_accept_runs_decline_does
 
 
 async def test_ctrl_b_cancels_a_running_call_and_tells_the_server() -> None:
-    app = create_app([sample_spec()])
+    app = make_app([sample_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "slow_task", SAMPLE)
         await fill_tool_form(pilot, {"seconds": "20", "steps": "40"})
         await review(pilot)
         await click(pilot, "#run-once")
-        await wait_for(pilot, lambda: app.ledger.entries and app.ledger.entries[0].progress is not None, "progress")
+        await wait_for(
+            pilot, lambda: app.session.ledger.entries and app.session.ledger.entries[0].progress is not None, "progress"
+        )
         assert "ctrl+b cancels the call" in screen_text(app)
         started = time.monotonic()
         await pilot.press("ctrl+b")
@@ -405,7 +408,7 @@ async def test_ctrl_b_cancels_a_running_call_and_tells_the_server() -> None:
 
 
 async def test_a_timeout_set_in_the_tool_form_times_the_call_out() -> None:
-    app = create_app([sample_spec()])
+    app = make_app([sample_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "slow_task", SAMPLE)
@@ -424,7 +427,7 @@ async def test_a_timeout_set_in_the_tool_form_times_the_call_out() -> None:
 
 
 async def test_the_server_exiting_mid_call_then_f5_reconnects_and_the_call_runs_again() -> None:
-    app = create_app([sample_spec()])
+    app = make_app([sample_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "crash", SAMPLE)
@@ -435,13 +438,13 @@ async def test_the_server_exiting_mid_call_then_f5_reconnects_and_the_call_runs_
         assert entry.outcome == "server_exited"
         assert entry.exit_code == 3
         assert "sample-server: crashing on purpose with code 3" in entry.stderr_tail
-        await wait_for(pilot, lambda: app.servers[SAMPLE].status == "exited", "the server to be marked exited")
+        await wait_for(pilot, lambda: app.session.state(SAMPLE).status == "exited", "the server to be marked exited")
         await select_evidence(pilot, "E1")
         assert "crashing on purpose with code 3" in detail_text(app)
         assert "⏏ server exited" in screen_text(app)
 
         await pilot.press("f5")
-        await wait_for(pilot, lambda: app.servers[SAMPLE].status == "ready", "the server to reconnect")
+        await wait_for(pilot, lambda: app.session.state(SAMPLE).status == "ready", "the server to reconnect")
         assert any(e.method == "reconnect" for e in traffic(app, SAMPLE).entries())
         again = await run_tool(pilot, "crash", {"code": "3"}, server=SAMPLE)
         assert (again.id, again.outcome, again.exit_code) == ("E2", "server_exited", 3)
@@ -449,7 +452,7 @@ async def test_the_server_exiting_mid_call_then_f5_reconnects_and_the_call_runs_
 
 
 async def test_a_5_mb_result_keeps_the_app_responsive_and_is_shown_in_parts() -> None:
-    app = create_app([sample_spec()])
+    app = make_app([sample_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "big_result", SAMPLE)
@@ -488,7 +491,7 @@ async def test_a_5_mb_result_keeps_the_app_responsive_and_is_shown_in_parts() ->
 
 
 async def test_notes_keep_observations_inferences_and_unknowns_apart_and_check_citations() -> None:
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await run_tool(pilot, "list_documents")
@@ -506,12 +509,12 @@ async def test_notes_keep_observations_inferences_and_unknowns_apart_and_check_c
             text.focus()
             text.post_message(events.Paste(note))
             await pilot.press("enter")
-            await wait_for(pilot, lambda: len(app.notebook.notes) == len(lists_before) + 1, note)
+            await wait_for(pilot, lambda: len(app.session.notebook.notes) == len(lists_before) + 1, note)
             lists_before.append(note)
         lists = {k: screen.query_one(f"#notes-{k}", ListView) for k in ("observation", "inference", "unknown")}
         await wait_for(pilot, lambda: all(len(v.children) == 1 for v in lists.values()), "three lists of one")
-        assert [n.kind for n in app.notebook.notes] == ["observation", "inference", "unknown"]
-        assert app.notebook.notes[0].cites == ["E1"]
+        assert [n.kind for n in app.session.notebook.notes] == ["observation", "inference", "unknown"]
+        assert app.session.notebook.notes[0].cites == ["E1"]
         shown = screen_text(app)
         assert "E1 lists five documents  [E1]" in shown
         assert "search lives in libsearch" in shown and "who syncs offline?" in shown
@@ -521,7 +524,7 @@ async def test_notes_keep_observations_inferences_and_unknowns_apart_and_check_c
         text.focus()
         await pilot.press(*"see E99", "enter")
         await pilot.pause(0.2)
-        assert len(app.notebook.notes) == 3
+        assert len(app.session.notebook.notes) == 3
         assert "E99" in str(screen.query_one("#note-message", Static).render())
         assert text.value == "see E99"  # kept, to be corrected
         assert len(lists["observation"].children) == 1
@@ -532,7 +535,7 @@ async def test_notes_keep_observations_inferences_and_unknowns_apart_and_check_c
 
 async def test_the_narrowing_picker_shows_the_argument_the_choice_is_pinned_to() -> None:
     """The "pin the choice to" select holds `document` but paints its blank prompt ("Select")."""
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await run_tool(pilot, "inspect_procedure", {"procedure": "openDocument"})
@@ -545,16 +548,16 @@ async def test_the_narrowing_picker_shows_the_argument_the_choice_is_pinned_to()
 
 async def test_a_call_that_finishes_at_once_is_still_selected_in_the_evidence_pane() -> None:
     """A new entry is selected only if it is still running when the UI hears of it."""
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await run_tool(pilot, "list_documents")
         pane = app.main.query_one(EvidencePane)
         assert pane.selected_id == "E1"
         # What a fast call does: the ledger opens the entry and fills it before the UI handles the first change.
-        entry = app.ledger.open(SERVER, "list_documents", {}, "approved once")
+        entry = app.session.ledger.open(SERVER, "list_documents", {}, "approved once")
         entry.outcome = "ok"
-        app.ledger.changed(entry)
+        app.session.ledger.changed(entry)
         await pilot.pause(0.2)
         assert pane.selected_id == "E2"
         assert app.main.query_one(EvidenceDetail).entry is entry
@@ -564,7 +567,7 @@ async def test_the_completion_dropdown_covers_neither_its_field_nor_the_servers_
     """The dropdown is an overlay kept inside the screen: near the bottom of the form it is pushed up over
     the very input being typed in, and after a failed render (which focuses the field it names) it opens
     right over the server's diagnostic under that field."""
-    app = create_app([reference_spec()])
+    app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         form = await fill_investigation(pilot)

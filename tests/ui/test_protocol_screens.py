@@ -36,7 +36,9 @@ from rea_tui.host.errors import ServerExited
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
 from rea_tui.ui.screens.protocol_log import TABLE_ROWS, TABLE_SLACK, ProtocolLogScreen
+from rea_tui.ui.settings import AppSettings
 from tests.conftest import REPO, raw_spec, sample_spec
+from tests.support.pilot import snapshot_settings
 
 SIZE = (140, 40)
 INVESTIGATE = CompletionRef("prompt", "investigate")
@@ -46,9 +48,10 @@ ODD = CompletionRef("prompt", "odd")
 class ScreenHarness(App[None]):
     """The smallest app that shows one screen."""
 
-    def __init__(self, make_screen: Callable[[], Screen[None]]) -> None:
+    def __init__(self, make_screen: Callable[[], Screen[None]], settings: AppSettings | None = None) -> None:
         super().__init__()
         self._make_screen = make_screen
+        self.settings = settings or AppSettings()
 
     def on_mount(self) -> None:
         self.push_screen(self._make_screen())
@@ -200,11 +203,11 @@ async def test_new_traffic_appears_live_and_the_cursor_follows_only_from_the_las
         await sample.request("ping")
         await pilot.pause()
         assert [row[3] for row in rows(table)] == ["ping"] * 4
-        assert len(sample.traffic._listeners) == 1
+        assert len(sample.traffic.listeners) == 1
         await pilot.press("escape")
         await pilot.pause()
     # Closing the screen unsubscribed it from the traffic log.
-    assert sample.traffic._listeners == []
+    assert len(sample.traffic.listeners) == 0
 
 
 async def test_a_long_log_lists_the_newest_messages_and_stays_bounded() -> None:
@@ -467,7 +470,7 @@ def recorded_completion_log() -> CompletionLog:
 
 def test_protocol_log_snapshot(snap_compare: Any) -> None:
     connection = recorded_sample_connection()
-    app = ScreenHarness(lambda: ProtocolLogScreen([connection], stable=True))
+    app = ScreenHarness(lambda: ProtocolLogScreen([connection]), snapshot_settings())
 
     async def select_prompts_list_response(pilot: Pilot[None]) -> None:
         await pilot.pause()
@@ -480,7 +483,7 @@ def test_protocol_log_snapshot(snap_compare: Any) -> None:
 
 def test_completion_inspector_snapshot(snap_compare: Any) -> None:
     log = recorded_completion_log()
-    app = ScreenHarness(lambda: CompletionInspectorScreen(log, stable=True))
+    app = ScreenHarness(lambda: CompletionInspectorScreen(log), snapshot_settings())
 
     async def select_the_lint_row(pilot: Pilot[None]) -> None:
         await pilot.pause()

@@ -12,13 +12,13 @@ from pathlib import Path
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.replay import plan_replay
 from rea_tui.host.transcript import read_transcript
-from rea_tui.ui.app import ReaApp, create_app
+from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 from tests.conftest import REPO
-from tests.ui.pilot_support import ready, screen_text, until
+from tests.support.pilot import make_app, ready, screen_text, wait_for
 
 SIZE = (160, 48)
 
@@ -34,7 +34,7 @@ def reference(seed: int = 0) -> ServerSpec:
 
 async def on_screen(pilot, app: ReaApp, name: str) -> None:  # type: ignore[no-untyped-def]
     """Wait until the screen called `name` is on top and composed."""
-    await until(pilot, lambda: type(app.screen).__name__ == name and app.screen.is_mounted, what=name)
+    await wait_for(pilot, lambda: type(app.screen).__name__ == name and app.screen.is_mounted, what=name)
     await pilot.pause()
 
 
@@ -44,26 +44,28 @@ async def approve_current(pilot, app: ReaApp) -> None:  # type: ignore[no-untype
 
 
 async def run_tool(pilot, app: ReaApp, tool: str, count: int) -> None:  # type: ignore[no-untyped-def]
-    app.open_tool("rea", tool)
+    app.main.calls.open("rea", tool)
     await on_screen(pilot, app, "ToolFormScreen")
     await pilot.click("#review")
     await approve_current(pilot, app)
-    await until(pilot, lambda: len(app.ledger.entries) == count and app.ledger.entries[-1].finished, what=tool)
+    await wait_for(
+        pilot, lambda: len(app.session.ledger.entries) == count and app.session.ledger.entries[-1].finished, what=tool
+    )
 
 
 async def record_session(path: Path) -> None:
     """An analyst's session: a prompt, a narrowing conversation, a denied call, an elicitation, notes."""
-    app = create_app([reference()], transcript=path)
+    app = make_app([reference()], transcript=path)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         app.main.query_one(ServerTree).select_ref(NodeRef("prompt", "rea", "investigate_feature"))
         form = app.main.query_one(ArgumentForm)
-        await until(pilot, lambda: form.target is not None, what="form")
+        await wait_for(pilot, lambda: form.target is not None, what="form")
         await pilot.pause(0.1)
         form.field("feature").input.value = "open a document"  # type: ignore[union-attr]
         form.field("procedure").input.value = "openDocument"  # type: ignore[union-attr]
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: app.main.query_one(WorkflowView).workflow is not None, what="workflow")
+        await wait_for(pilot, lambda: app.main.query_one(WorkflowView).workflow is not None, what="workflow")
         # Round 1 asks which document; the picker opens; choosing reopens the form with it pinned.
         await run_tool(pilot, app, "inspect_procedure", 1)
         await on_screen(pilot, app, "NarrowingScreen")
@@ -71,24 +73,24 @@ async def record_session(path: Path) -> None:
         await on_screen(pilot, app, "ToolFormScreen")
         await pilot.click("#review")
         await approve_current(pilot, app)
-        await until(pilot, lambda: len(app.ledger.entries) == 2 and app.ledger.entries[-1].finished)
+        await wait_for(pilot, lambda: len(app.session.ledger.entries) == 2 and app.session.ledger.entries[-1].finished)
         # A denied call: nothing is sent, the denial is recorded.
-        app.open_tool("rea", "list_documents")
+        app.main.calls.open("rea", "list_documents")
         await on_screen(pilot, app, "ToolFormScreen")
         await pilot.click("#review")
         await on_screen(pilot, app, "ApprovalScreen")
         await pilot.click("#deny")
         # An elicitation answered in the form.
-        app.open_tool("rea", "run_process_capture")
+        app.main.calls.open("rea", "run_process_capture")
         await on_screen(pilot, app, "ToolFormScreen")
         await pilot.click("#review")
         await approve_current(pilot, app)
         await on_screen(pilot, app, "ElicitationScreen")
         await pilot.click("#accept")
-        await until(pilot, lambda: len(app.ledger.entries) == 3 and app.ledger.entries[-1].finished)
-        app.notebook.add("observation", "openDocument resolves to one address in Notes", ["E2"])
-        app.notebook.add("inference", "the capture ran the simulated target", ["E3"])
-        app.notebook.add("unknown", "what the helper copies do")
+        await wait_for(pilot, lambda: len(app.session.ledger.entries) == 3 and app.session.ledger.entries[-1].finished)
+        app.session.notebook.add("observation", "openDocument resolves to one address in Notes", ["E2"])
+        app.session.notebook.add("inference", "the capture ran the simulated target", ["E3"])
+        app.session.notebook.add("unknown", "what the helper copies do")
         await pilot.press("ctrl+q")
 
 
@@ -141,22 +143,24 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
     assert [e["id"] for e in json.loads((tmp_path / "r.json").read_text())["evidence"]] == ["E1", "E2", "E3"]
 
     # Offline: the recorded session, read-only, with no server at all.
-    offline = create_app([], replay=plan_replay(transcript), offline=True)
+    offline = make_app([], replay=plan_replay(transcript), offline=True)
     async with offline.run_test(size=SIZE) as pilot:
-        await until(
-            pilot, lambda: len(offline.ledger.entries) == 3 and len(offline.notebook.notes) == 3, what="restore"
+        await wait_for(
+            pilot,
+            lambda: len(offline.session.ledger.entries) == 3 and len(offline.session.notebook.notes) == 3,
+            what="restore",
         )
         await pilot.pause(0.2)
-        assert offline.ledger.ids() == ["E1", "E2", "E3"]
-        assert offline.ledger.entries[0].narrowing is not None
+        assert offline.session.ledger.ids() == ["E1", "E2", "E3"]
+        assert offline.session.ledger.entries[0].narrowing is not None
         assert offline.main.query_one(WorkflowView).workflow is not None
-        assert offline.servers == {}
+        assert offline.session.names == []
         assert "replay (offline, read-only)" in screen_text(offline)
-        assert offline.recorder.path is None
+        assert offline.session.recorder.path is None
 
     # Online against a server whose data changed (another seed): every call stops at its approval,
     # and where the new result differs, the entry says how.
-    online = create_app([reference(seed=1)], replay=plan_replay(transcript), transcript=tmp_path / "replayed.jsonl")
+    online = make_app([reference(seed=1)], replay=plan_replay(transcript), transcript=tmp_path / "replayed.jsonl")
     async with online.run_test(size=SIZE) as pilot:
         await ready(pilot, online)
         for count in (1, 2, 3):
@@ -164,14 +168,17 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
             if count == 3:
                 await on_screen(pilot, online, "ElicitationScreen")
                 await pilot.click("#accept")  # prefilled with the recorded answer
-            await until(pilot, lambda c=count: len(online.ledger.entries) == c and online.ledger.entries[-1].finished)
-        entries = online.ledger.entries
+            await wait_for(
+                pilot,
+                lambda c=count: len(online.session.ledger.entries) == c and online.session.ledger.entries[-1].finished,
+            )
+        entries = online.session.ledger.entries
         assert [e.replay_of for e in entries] == ["E1", "E2", "E3"]
         assert [e.arguments for e in entries] == [c.arguments for c in plan_replay(transcript).calls]
         assert any(e.replay_diff for e in entries)
         assert all(e.replay_diff is None or e.replay_diff.startswith("--- recorded") for e in entries)
-        await until(pilot, lambda: len(online.notebook.notes) == 3, what="recorded notes")
-        assert online.notebook.notes[0].cites == ["E2"]
+        await wait_for(pilot, lambda: len(online.session.notebook.notes) == 3, what="recorded notes")
+        assert online.session.notebook.notes[0].cites == ["E2"]
 
 
 def test_a_killed_session_keeps_every_event_written(tmp_path: Path) -> None:
@@ -179,17 +186,17 @@ def test_a_killed_session_keeps_every_event_written(tmp_path: Path) -> None:
     script = f"""
 import asyncio, os, signal, sys
 from pathlib import Path
-from rea_tui.ui.app import create_app
+from tests.support.pilot import make_app
 from rea_tui.host.config import ServerSpec
 spec = ServerSpec(name="rea", transport="stdio", command=sys.executable,
                   args=("-m", "rea_tui.server", "--synthetic", "300"))
 async def main():
-    app = create_app([spec], transcript=Path({str(path)!r}))
+    app = make_app([spec], transcript=Path({str(path)!r}))
     async with app.run_test() as pilot:
-        while app.servers["rea"].status != "ready":
+        while app.session.state("rea").status != "ready":
             await pilot.pause(0.05)
-        app.notebook.add("observation", "written before the kill")
-        app.notebook.add("unknown", "also written")
+        app.session.notebook.add("observation", "written before the kill")
+        app.session.notebook.add("unknown", "also written")
         print("ready", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
 asyncio.run(main())

@@ -1,9 +1,9 @@
 """Snapshot tests of the whole app against the real reference server (`--synthetic 2000 --seed 0`).
 
-Each test drives the app into one state with a scenario from `rea_tui.ui.scenarios`
+Each test drives the app into one state with a scenario from `tests.support.scenarios`
 (the same ones `screenshots/make.py` uses) and compares the screen with the SVG
-under `__snapshots__/test_snapshots/`. The app runs in stable mode (no times,
-latencies or durations), and the transcript gets a fixed name so its file name
+under `__snapshots__/test_snapshots/`. The app runs with the test settings (no times,
+latencies, durations or machine details), and the transcript gets a fixed name so its file name
 (otherwise a timestamp and a pid) is the same on every run.
 
 Update after a deliberate change with `pytest tests/ui/test_snapshots.py --snapshot-update`,
@@ -20,13 +20,14 @@ from typing import Any
 from textual.widgets import DataTable, Static
 
 from rea_tui.host.config import ServerSpec
-from rea_tui.ui import scenarios
-from rea_tui.ui.app import ReaApp, create_app
-from rea_tui.ui.scenarios import NARROW, SIZE, failing_spec, reference_spec
+from rea_tui.ui.app import ReaApp
+from tests.support import scenarios
+from tests.support.pilot import make_app, snapshot_settings
+from tests.support.scenarios import NARROW, SIZE, failing_spec, reference_spec
 
 
 def stable_app(tmp_path: Path, spec: ServerSpec | None = None) -> ReaApp:
-    return create_app([spec or reference_spec()], stable=True, transcript=tmp_path / "session.jsonl")
+    return make_app([spec or reference_spec()], settings=snapshot_settings(), transcript=tmp_path / "session.jsonl")
 
 
 def test_prompt_list(snap_compare: Any, tmp_path: Path) -> None:
@@ -105,14 +106,14 @@ def test_every_scenario_has_a_snapshot() -> None:
     assert set(scenarios.SCENARIOS) <= tested
 
 
-async def test_stable_mode_shows_nothing_machine_or_time_specific() -> None:
-    """Stable mode is what snapshots and screenshots use; two things in it still change from run to run.
+async def test_the_test_settings_show_nothing_machine_or_time_specific() -> None:
+    """The test settings are what snapshots and screenshots use; two things could still change from run to run.
 
     The evidence pane's subtitle names the transcript file (a timestamp and the pid), and the protocol
     log's first rows are connection events whose text (and so their size column) carries the
     interpreter's path and the server's pid.
     """
-    app = create_app([reference_spec()], stable=True)
+    app = make_app([reference_spec()], settings=snapshot_settings())
     async with app.run_test(size=SIZE) as pilot:
         await scenarios.connected(pilot)
         problems: list[str] = []

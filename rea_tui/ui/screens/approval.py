@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rea_tui.host.models import Tool
+from rea_tui.host import Tool
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
 

@@ -25,7 +25,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from rea_tui.host.completion import CompletionLog, CompletionRecord
+from rea_tui.host import CompletionLog, CompletionRecord
+from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain, plain_line
 
@@ -65,16 +66,17 @@ def compact_context(context: dict[str, str]) -> Text:
     return plain_line(", ".join(f"{key}={value}" for key, value in context.items()), limit=200)
 
 
-def record_cells(record: CompletionRecord, *, stable: bool = False) -> dict[str, Text]:
+def record_cells(record: CompletionRecord, settings: AppSettings = DEFAULT_SETTINGS) -> dict[str, Text]:
     """The cells of one record, by column key."""
-    latency = "" if record.latency_ms is None else "•" if stable else f"{record.latency_ms:.1f}"
+    timings = settings.show_timings
+    latency = "" if record.latency_ms is None else f"{record.latency_ms:.1f}" if timings else "•"
     has_more = "" if record.has_more is None else str(record.has_more).lower()
     if record.error:
         notes = plain_line(record.error, limit=300, style="red")
     else:
         notes = plain_line("; ".join(record.warnings), limit=300, style="yellow")
     cells = {
-        "time": Text(f"#{record.seq:04d}" if stable else _clock(record.time), style="dim"),
+        "time": Text(_clock(record.time) if timings else f"#{record.seq:04d}", style="dim"),
         "argument": plain_line(record.argument, limit=100),
         "value": plain_line(record.value, limit=200) if record.value else Text("(empty)", style="dim"),
         "context": compact_context(record.context),
@@ -90,7 +92,7 @@ def record_cells(record: CompletionRecord, *, stable: bool = False) -> dict[str,
     return cells
 
 
-def record_detail(record: CompletionRecord, *, stable: bool = False) -> Text:
+def record_detail(record: CompletionRecord, settings: AppSettings = DEFAULT_SETTINGS) -> Text:
     """Everything about one record, one field per line."""
     lines: list[Text] = []
 
@@ -100,7 +102,7 @@ def record_detail(record: CompletionRecord, *, stable: bool = False) -> Text:
         lines.append(line)
 
     heading = Text(f"#{record.seq:04d}", style="bold")
-    if not stable:
+    if settings.show_timings:
         heading.append(f"  {_clock(record.time)}", style="dim")
     lines.append(heading)
     kind = "prompt" if record.ref.kind == "prompt" else "resource template"
@@ -115,7 +117,7 @@ def record_detail(record: CompletionRecord, *, stable: bool = False) -> Text:
         more = "unknown" if record.has_more is None else str(record.has_more).lower()
         field("values", f"{record.count:,} received, total {total}, hasMore {more}")
     if record.latency_ms is not None:
-        field("latency", "measured" if stable else f"{record.latency_ms:.1f} ms")
+        field("latency", f"{record.latency_ms:.1f} ms" if settings.show_timings else "measured")
     if record.warnings:
         lines.append(Text("warnings", style="bold"))
         for warning in record.warnings:
@@ -127,6 +129,10 @@ def record_detail(record: CompletionRecord, *, stable: bool = False) -> Text:
 
 class CompletionInspectorScreen(Screen[None]):
     """Every completion request of a `CompletionLog`, live."""
+
+    @property
+    def settings(self) -> AppSettings:
+        return settings_of(self)
 
     CSS_PATH = stylesheet("completion_inspector.tcss")
     AUTO_FOCUS = "#completion-table"
@@ -145,14 +151,12 @@ class CompletionInspectorScreen(Screen[None]):
         self,
         log: CompletionLog,
         *,
-        stable: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.completion_log = log
-        self.stable = stable
         self._unsubscribe: Callable[[], None] | None = None
         self._pending: dict[int, CompletionRecord] = {}
         self._records: dict[str, CompletionRecord] = {}
@@ -170,7 +174,7 @@ class CompletionInspectorScreen(Screen[None]):
         self.title = "Completion inspector"
         table = self._table()
         for key, label, width in COLUMNS:
-            if key == "time" and self.stable:
+            if key == "time" and not self.settings.show_timings:
                 label = "seq"
             header = Text(label, justify="right") if key in _RIGHT else Text(label)
             table.add_column(header, key=key, width=width)
@@ -210,7 +214,7 @@ class CompletionInspectorScreen(Screen[None]):
         for record in records:
             key = str(record.seq)
             if key in self._records:
-                cells = record_cells(record, stable=self.stable)
+                cells = record_cells(record, self.settings)
                 for column, cell in cells.items():
                     table.update_cell(key, column, cell)
             else:
@@ -226,7 +230,7 @@ class CompletionInspectorScreen(Screen[None]):
 
     def _add(self, table: DataTable[Text], record: CompletionRecord) -> None:
         key = str(record.seq)
-        cells = record_cells(record, stable=self.stable)
+        cells = record_cells(record, self.settings)
         table.add_row(*(cells[column] for column, _, _ in COLUMNS), key=key)
         self._records[key] = record
 
@@ -256,7 +260,7 @@ class CompletionInspectorScreen(Screen[None]):
         if record is None:
             detail.update(Text("No completion requests yet: type in a prompt argument field to send one.", style="dim"))
             return
-        detail.update(record_detail(record, stable=self.stable))
+        detail.update(record_detail(record, self.settings))
 
     @on(DataTable.RowHighlighted, "#completion-table")
     def _row_highlighted(self) -> None:

@@ -17,8 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from rea_tui.host.interaction import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest
-from rea_tui.host.sanitize import sanitize
+from rea_tui.host import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest, sanitize
 from rea_tui.ui.screens.tool_form import SchemaField, collect_fields, has_errors
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line

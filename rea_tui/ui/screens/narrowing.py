@@ -14,15 +14,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from rea_tui.host.evidence import EvidenceEntry
-from rea_tui.host.narrowing import Candidate
+from rea_tui.host import EvidenceEntry, NarrowingCandidate
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain, plain_line
 
 
 @dataclass(frozen=True)
 class NarrowingChoice:
-    candidate: Candidate
+    candidate: NarrowingCandidate
     argument: str
 
 

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import Button, Footer, Input, ListItem, ListView, Select, Static
 
-from rea_tui.host.notes import NOTE_KINDS, Note, Notebook, NoteKind
+from rea_tui.host import NOTE_KINDS, Note, Notebook, NoteChanged, NoteKind
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain
 
@@ -53,10 +53,12 @@ class NotesScreen(Screen[None]):
         Binding("delete", "delete_note", "Delete note", id="notes-delete", tooltip="Delete the highlighted note"),
     ]
 
-    def __init__(self, notebook: Notebook, evidence_ids: Callable[[], list[str]]) -> None:
+    def __init__(self, notebook: Notebook, evidence_ids: Callable[[], list[str]], *, read_only: bool = False) -> None:
+        """`read_only`: the notes of an offline replay are shown, never changed (nothing would record them)."""
         super().__init__()
         self.notebook = notebook
         self.evidence_ids = evidence_ids
+        self.read_only = read_only
         self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -72,6 +74,13 @@ class NotesScreen(Screen[None]):
                 with Vertical(classes="note-column", id=f"column-{kind}"):
                     yield Static(Text(TITLES[kind], style="bold"), classes="note-column-title")
                     yield ListView(id=f"notes-{kind}")
+        if self.read_only:
+            yield Static(
+                Text("Read-only: an offline replay shows the recorded notes and records nothing.", style="yellow"),
+                id="note-message",
+            )
+            yield Footer()
+            return
         with Horizontal(id="note-entry"):
             yield Select(
                 [(TITLES[k][:-1], k) for k in NOTE_KINDS],
@@ -91,9 +100,10 @@ class NotesScreen(Screen[None]):
     def on_mount(self) -> None:
         self._unsubscribe = self.notebook.subscribe(self._notes_changed)
         self.refresh_lists()
-        self.query_one("#note-text", Input).focus()
+        if not self.read_only:
+            self.query_one("#note-text", Input).focus()
 
-    def _notes_changed(self, _note: Note, _removed: bool) -> None:
+    def _notes_changed(self, _change: NoteChanged) -> None:
         self.call_later(self.refresh_lists)
 
     def on_unmount(self) -> None:
@@ -126,6 +136,9 @@ class NotesScreen(Screen[None]):
         if event.button.id == "note-add":
             event.stop()
             self.add_note()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.read_only and action == "delete_note")
 
     def action_delete_note(self) -> None:
         focused = self.focused

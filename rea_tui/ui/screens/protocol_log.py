@@ -35,8 +35,8 @@ from textual.widgets import (
     TabPane,
 )
 
-from rea_tui.host.connection import Connection
-from rea_tui.host.traffic import TrafficEntry
+from rea_tui.host import Connection, TrafficEntry
+from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain, plain_line
 
@@ -63,13 +63,13 @@ def format_clock(stamp: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(stamp)) + f".{int(stamp * 1000) % 1000:03d}"
 
 
-def traffic_row(entry: TrafficEntry, *, stable: bool = False) -> list[Text]:
+def traffic_row(entry: TrafficEntry, settings: AppSettings = DEFAULT_SETTINGS) -> list[Text]:
     """The table cells of one entry (time or #seq, direction, kind, method, id, latency, size)."""
     label = _DIRECTIONS[entry.direction]
-    when = Text(f"#{entry.seq:04d}" if stable else format_clock(entry.time), style="dim")
+    when = Text(format_clock(entry.time) if settings.show_timings else f"#{entry.seq:04d}", style="dim")
     if entry.latency_ms is None:
         latency = Text("")
-    elif stable:
+    elif not settings.show_timings:
         latency = Text("•", justify="right")
     else:
         latency = Text(f"{entry.latency_ms:.1f}", justify="right")
@@ -81,16 +81,20 @@ def traffic_row(entry: TrafficEntry, *, stable: bool = False) -> list[Text]:
         plain_line(entry.id, limit=60),
         latency,
         # Events about the process itself carry a path and a pid: their size varies by machine.
-        Text("•" if stable and entry.kind == "event" else f"{entry.size:,}", justify="right"),
+        Text("•" if _machine_specific(entry, settings) else f"{entry.size:,}", justify="right"),
     ]
 
 
-def traffic_detail(entry: TrafficEntry, *, stable: bool = False) -> Text:
+def _machine_specific(entry: TrafficEntry, settings: AppSettings) -> bool:
+    return not settings.show_machine_details and entry.kind == "event"
+
+
+def traffic_detail(entry: TrafficEntry, settings: AppSettings = DEFAULT_SETTINGS) -> Text:
     """The selected entry: a one-line summary, then the payload pretty-printed."""
     label = _DIRECTIONS[entry.direction]
     header = Text(style="bold")
     header.append(f"#{entry.seq:04d}  ")
-    if not stable:
+    if settings.show_timings:
         header.append(format_clock(entry.time) + "  ")
     header.append(f"{label}  {entry.kind}")
     if entry.method:
@@ -99,9 +103,9 @@ def traffic_detail(entry: TrafficEntry, *, stable: bool = False) -> Text:
     if entry.id:
         header.append("  id=")
         header.append_text(plain_line(entry.id, limit=60))
-    if entry.latency_ms is not None and not stable:
+    if entry.latency_ms is not None and settings.show_timings:
         header.append(f"  {entry.latency_ms:.1f} ms")
-    machine_specific = stable and entry.kind == "event"
+    machine_specific = _machine_specific(entry, settings)
     if not machine_specific:
         header.append(f"  {entry.size:,} bytes")
     body = plain("(details of this machine hidden)" if machine_specific else entry.pretty(), limit=DETAIL_LIMIT)
@@ -110,6 +114,10 @@ def traffic_detail(entry: TrafficEntry, *, stable: bool = False) -> Text:
 
 class ProtocolLogScreen(Screen[None]):
     """The JSON-RPC traffic and stderr of one connection at a time."""
+
+    @property
+    def settings(self) -> AppSettings:
+        return settings_of(self)
 
     CSS_PATH = stylesheet("protocol_log.tcss")
     AUTO_FOCUS = "#traffic-table"
@@ -136,14 +144,12 @@ class ProtocolLogScreen(Screen[None]):
         self,
         connections: Sequence[Connection],
         *,
-        stable: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.connections: list[Connection] = list(connections)
-        self.stable = stable
         self._connection: Connection | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._pending: list[TrafficEntry] = []
@@ -185,7 +191,7 @@ class ProtocolLogScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Protocol log"
         table = self._table()
-        table.add_column("seq" if self.stable else "time", key="time", width=12)
+        table.add_column("time" if self.settings.show_timings else "seq", key="time", width=12)
         table.add_column("dir", key="direction", width=6)
         table.add_column("kind", key="kind", width=12)
         table.add_column("method", key="method", width=34)
@@ -245,7 +251,7 @@ class ProtocolLogScreen(Screen[None]):
         for entry in entries:
             if self._matches(entry):
                 key = str(entry.seq)
-                table.add_row(*traffic_row(entry, stable=self.stable), key=key)
+                table.add_row(*traffic_row(entry, self.settings), key=key)
                 self._shown[key] = entry
                 self._matching_count += 1
                 added = True
@@ -286,7 +292,7 @@ class ProtocolLogScreen(Screen[None]):
         self._matching_count = len(matching)
         for entry in matching[-TABLE_ROWS:]:
             key = str(entry.seq)
-            table.add_row(*traffic_row(entry, stable=self.stable), key=key)
+            table.add_row(*traffic_row(entry, self.settings), key=key)
             self._shown[key] = entry
         if table.row_count:
             if keep is not None and keep in self._shown and not was_last:
@@ -313,7 +319,7 @@ class ProtocolLogScreen(Screen[None]):
             message = "No message matches the filter." if self._filter else "No messages yet."
             self._detail().update(Text(message, style="dim"))
             return
-        self._detail().update(traffic_detail(entry, stable=self.stable))
+        self._detail().update(traffic_detail(entry, self.settings))
 
     @on(DataTable.RowHighlighted, "#traffic-table")
     def _row_highlighted(self) -> None:

@@ -14,8 +14,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
-from rea_tui.host.models import Tool
-from rea_tui.host.schema_values import UnreadableValue, coerce, schema_types, validate_arguments
+from rea_tui.host import Tool, UnreadableValue, coerce, schema_types, validate_arguments
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -20,6 +21,9 @@ from textual.widgets import Button, Input, Static
 
 from rea_tui.ui.text import join, plain, plain_line
 from rea_tui.ui.widgets.dropdown import CompletionDropdown
+
+if TYPE_CHECKING:
+    from rea_tui.host import FormTarget
 
 # Keys the dropdown takes while it is open, mapped to OptionList actions.
 _DROPDOWN_KEYS = {
@@ -152,7 +156,7 @@ class ArgumentForm(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.target: tuple[str, str, str] | None = None  # (kind, server, name)
+        self.target: FormTarget | None = None
         # Called whenever a field's value changes (typed, pasted or set).
         self.on_edit: Callable[[ArgumentField], None] | None = None
 
@@ -179,9 +183,7 @@ class ArgumentForm(VerticalScroll):
 
     async def show(
         self,
-        kind: str,
-        server: str,
-        name: str,
+        target: FormTarget,
         heading: Text,
         description: str,
         specs: Sequence[FieldSpec],
@@ -189,7 +191,7 @@ class ArgumentForm(VerticalScroll):
         action_label: str,
     ) -> None:
         """Replace the form's fields; `values` restores what the analyst typed before."""
-        self.target = (kind, server, name)
+        self.target = target
         self.query_one("#form-heading", Static).update(heading)
         self.query_one("#form-description", Static).update(plain(description, 2_000) if description else "")
         self.set_message(None)

@@ -6,7 +6,6 @@ reply is never painted. Accepting a value only fills the field.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -20,7 +19,7 @@ from textual.widgets.option_list import Option
 from rea_tui.ui.text import plain, plain_line
 
 if TYPE_CHECKING:
-    from rea_tui.host.completion import CompletionFailure, CompletionPage
+    from rea_tui.host import CompletionFailure, CompletionPage
 
 SPINNER_DELAY = 0.15
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -77,7 +76,6 @@ class CompletionDropdown(Vertical):
         self.values: tuple[str, ...] = ()
         self._spinner: Timer | None = None
         self._frame = 0
-        self.on_painted: Callable[[str], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield DropdownOptions(classes="dropdown-options")
@@ -145,14 +143,7 @@ class CompletionDropdown(Vertical):
         options.set_stale(False)
         self.footer.update(footer_for(page), layout=False)
         self.open()
-        if self.on_painted is not None:
-            self.call_after_refresh(self._painted, page.value)
         return True
-
-    def _painted(self, value: str) -> None:
-        # Only a page still on screen counts as painted (a newer keystroke may have hidden it).
-        if self.on_painted is not None and self.shown_for == value and not self.options.stale:
-            self.on_painted(value)
 
     def show_failure(self, failure: CompletionFailure, current_value: str) -> bool:
         if failure.value != current_value or self.expected != current_value:

@@ -17,12 +17,13 @@ from textual.widgets import Button, Input, OptionList, ProgressBar, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from rea_tui.host.models import TextBlock
+from rea_tui.host import TextBlock
+from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.text import join, plain, plain_line
 from rea_tui.ui.widgets.workflow_view import block_card
 
 if TYPE_CHECKING:
-    from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
+    from rea_tui.host import EvidenceEntry, EvidenceLedger
 
 FIRST_CHUNK = 20_000
 MORE_CHUNK = 200_000
@@ -45,7 +46,7 @@ def badge(entry: EvidenceEntry) -> Text:
     return Text(f"{symbol} {entry.outcome_label}", style=style)
 
 
-def entry_line(entry: EvidenceEntry, stable: bool) -> Text:
+def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(f"{entry.id:<4}", style="bold")
     line.append_text(badge(entry))
@@ -53,7 +54,7 @@ def entry_line(entry: EvidenceEntry, stable: bool) -> Text:
     line.append_text(plain_line(entry.tool, 40))
     if entry.narrowing is not None:
         line.append(f"  ? round {entry.narrowing_round}", style="bold magenta")
-    if entry.duration_ms is not None and not stable:
+    if entry.duration_ms is not None and settings.show_timings:
         line.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
     return line
 
@@ -113,9 +114,8 @@ class EvidenceDetail(VerticalScroll):
             super().__init__()
             self.entry_id = entry_id
 
-    def __init__(self, *, stable: bool, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.stable = stable
         self.entry: EvidenceEntry | None = None
 
     async def show(self, entry: EvidenceEntry | None) -> None:
@@ -141,7 +141,7 @@ class EvidenceDetail(VerticalScroll):
     def _widgets(self, entry: EvidenceEntry) -> list[Any]:
         head = join(Text(entry.id, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
         head.append_text(badge(entry))
-        if entry.duration_ms is not None and not self.stable:
+        if entry.duration_ms is not None and settings_of(self).show_timings:
             head.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
         head.append("\nserver ", style="dim")
         head.append_text(plain_line(entry.server, 80))
@@ -226,10 +226,9 @@ class EntryList(OptionList):
 class EvidencePane(Vertical):
     """Bottom right: the evidence ledger."""
 
-    def __init__(self, ledger: EvidenceLedger, *, stable: bool = False, id: str | None = None) -> None:
+    def __init__(self, ledger: EvidenceLedger, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ledger = ledger
-        self.stable = stable
         self.border_title = "Evidence"
         self._shown_ids: list[str] = []
 
@@ -237,7 +236,7 @@ class EvidencePane(Vertical):
         yield Input(placeholder="filter: id, tool, outcome or text", id="evidence-filter")
         with Horizontal(id="evidence-body"):
             yield EntryList(id="evidence-list")
-            yield EvidenceDetail(stable=self.stable, id="evidence-detail")
+            yield EvidenceDetail(id="evidence-detail")
 
     async def on_mount(self) -> None:
         await self.query_one(EvidenceDetail).show(None)
@@ -257,7 +256,7 @@ class EvidencePane(Vertical):
         self._shown_ids = [e.id for e in entries]
         option_list = self.query_one(EntryList)
         option_list.clear_options()
-        option_list.add_options([Option(entry_line(e, self.stable), id=e.id) for e in entries])
+        option_list.add_options([Option(entry_line(e, settings_of(self)), id=e.id) for e in entries])
         self.border_title = f"Evidence ({len(self.ledger.entries)})"
         if keep in self._shown_ids:
             option_list.highlighted = self._shown_ids.index(keep)

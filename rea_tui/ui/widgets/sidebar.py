@@ -12,8 +12,7 @@ from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.text import join, plain_line
 
 if TYPE_CHECKING:
-    from rea_tui.host.catalog import ServerCatalogs
-    from rea_tui.host.models import Prompt
+    from rea_tui.host import Prompt, ServerCatalogs
 
 STATUS_STYLES = {"connecting": "yellow", "ready": "green", "failed": "red", "exited": "red", "closed": "dim"}
 

@@ -9,14 +9,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Label, ListItem, ListView, Markdown, Static
 
-from rea_tui.host.models import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, UnknownBlock
-from rea_tui.host.sanitize import sanitize
+from rea_tui.host import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, UnknownBlock, sanitize
 from rea_tui.ui.messages import ResourceLinkOpened, StepChosen
 from rea_tui.ui.text import join, notify_plain, plain, plain_line
 
 if TYPE_CHECKING:
-    from rea_tui.host.models import ContentBlock
-    from rea_tui.host.workflow import Workflow
+    from rea_tui.host import ContentBlock, Workflow
 
 MARKDOWN_LIMIT = 200_000
 

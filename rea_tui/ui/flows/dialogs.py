@@ -1,4 +1,4 @@
-"""Route a connection's elicitation and sampling requests to the app's dialogs."""
+"""Dialogs a flow waits on, and the route from a connection's elicitation and sampling requests to them."""
 
 from __future__ import annotations
 
@@ -6,18 +6,22 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.interaction import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest
-
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-    from rea_tui.host.connection import Connection
-    from rea_tui.host.transcript import SessionRecorder
+    from rea_tui.host import (
+        Connection,
+        ElicitationAnswer,
+        ElicitationRequest,
+        SamplingAnswer,
+        SamplingRequest,
+        SessionRecorder,
+    )
 
 
 async def ask(app: App[Any], screen: Screen[Any]) -> Any:
-    """Push a dialog from outside a worker and wait for what it is dismissed with."""
+    """Push a dialog and wait for what it is dismissed with (from any task or worker)."""
     answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def done(result: Any) -> None:

@@ -1,20 +1,19 @@
 """Deterministic app states, shared by the snapshot tests and `screenshots/make.py`.
 
 Each scenario is an async function `(pilot) -> None` that drives an app made
-with `create_app([reference_spec()], stable=True)` (or `[failing_spec()]` for
-`server_failed`) like an analyst would — selecting, typing, pressing keys and
+with `make_app([reference_spec()], settings=snapshot_settings())` (or
+`[failing_spec()]` for `server_failed`) like an analyst would — selecting, typing, pressing keys and
 buttons in the real dialogs — into one state, then waits until that state has
 settled: the servers answered, no worker or tool call is running, every open
 dropdown shows the page for the field's current value, no toast is up, and
 the text cursors have stopped blinking.
 
 The reference server runs `--synthetic N --seed 0`, so what it answers is the
-same on every machine; stable mode hides times, latencies and durations.
+same on every machine; the test settings hide times, latencies and durations.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -24,14 +23,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, ListView, OptionList, Select, TextArea, Tree
 
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.evidence import EvidenceEntry
+from rea_tui.host import EvidenceEntry, FormTarget, ServerSpec
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.widgets.argument_form import ArgumentField, ArgumentForm
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import StepItem, WorkflowView
+from tests.support.pilot import wait_for
 
 SIZE = (160, 48)
 NARROW = (100, 40)
@@ -68,16 +67,6 @@ def failing_spec() -> ServerSpec:
 # ---------------------------------------------------------------- waiting
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    """Let the app run until `condition()` holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
 def the_app(pilot: Pilot[Any]) -> ReaApp:
     app = pilot.app
     assert isinstance(app, ReaApp), "scenarios drive the rea-tui app"
@@ -94,15 +83,14 @@ def _open_dropdowns_answered(app: ReaApp) -> bool:
 
 
 def _quiet(app: ReaApp) -> bool:
-    if any(state.status == "connecting" for state in app.servers.values()):
+    session = app.session
+    if any(session.state(name).status == "connecting" for name in session.names):
         return False
     if any(worker.is_running for worker in app.workers):
         return False
-    if any(not task.done() for task in getattr(app, "_calls", {}).values()):
+    if any(not entry.finished for entry in session.ledger.entries):
         return False
-    if any(not entry.finished for entry in app.ledger.entries):
-        return False
-    if app.completion_log.in_flight():
+    if session.completion_log.in_flight():
         return False
     return _open_dropdowns_answered(app)
 
@@ -135,7 +123,7 @@ async def connected(pilot: Pilot[Any]) -> ReaApp:
     app = the_app(pilot)
     await wait_for(
         pilot,
-        lambda: all(s.status != "connecting" for s in app.servers.values()),
+        lambda: all(app.session.state(name).status != "connecting" for name in app.session.names),
         "the servers to connect",
     )
     await pilot.pause()
@@ -169,7 +157,7 @@ async def open_prompt(pilot: Pilot[Any], name: str, server: str = SERVER) -> Arg
     tree = app.main.query_one(ServerTree)
     assert tree.select_ref(NodeRef("prompt", server, name)), f"no prompt {name} in the sidebar"
     form = app.main.query_one(ArgumentForm)
-    await wait_for(pilot, lambda: form.target == ("prompt", server, name), f"the form of {name}")
+    await wait_for(pilot, lambda: form.target == FormTarget("prompt", server, name), f"the form of {name}")
     await pilot.pause()
     return form
 
@@ -290,15 +278,15 @@ async def review(pilot: Pilot[Any]) -> Screen[Any]:
 async def approve(pilot: Pilot[Any], button: str = "#run-once") -> EvidenceEntry:
     """Press a button of the approval dialog and wait for the call it starts to finish."""
     app = the_app(pilot)
-    before = len(app.ledger.entries)
+    before = len(app.session.ledger.entries)
     await click(pilot, button)
     await wait_for(
         pilot,
-        lambda: len(app.ledger.entries) > before and app.ledger.entries[-1].finished,
+        lambda: len(app.session.ledger.entries) > before and app.session.ledger.entries[-1].finished,
         "the tool call to finish",
     )
     await pilot.pause()
-    return app.ledger.entries[-1]
+    return app.session.ledger.entries[-1]
 
 
 async def open_tool(pilot: Pilot[Any], tool: str, server: str = SERVER) -> Screen[Any]:
@@ -463,7 +451,8 @@ async def completion_inspector(pilot: Pilot[Any]) -> None:
 async def server_failed(pilot: Pilot[Any]) -> None:
     """A server that exits at start: the tail of its stderr and how to retry (app made with failing_spec())."""
     app = await connected(pilot)
-    assert all(s.status in ("failed", "exited") for s in app.servers.values()), "the server started"
+    states = [app.session.state(name).status for name in app.session.names]
+    assert all(status in ("failed", "exited") for status in states), "the server started"
     await settle(pilot)
 
 
@@ -512,17 +501,17 @@ async def narrowing_picker(pilot: Pilot[Any]) -> None:
     await click(pilot, "#review")  # allowed for the session: no approval dialog this time
     await wait_for(
         pilot,
-        lambda: len(app.ledger.entries) == 2 and app.ledger.entries[-1].finished,
+        lambda: len(app.session.ledger.entries) == 2 and app.session.ledger.entries[-1].finished,
         "round 2",
     )
     await screen_named(pilot, "NarrowingScreen")
     # Behind the picker, the evidence pane shows the entry that asks (a fast call is not always selected by itself).
-    await select_evidence(pilot, app.ledger.entries[-1].id)
+    await select_evidence(pilot, app.session.ledger.entries[-1].id)
     await settle(pilot)
 
 
 def _notes_written(app: ReaApp, count: int) -> Callable[[], bool]:
-    return lambda: len(app.notebook.notes) >= count
+    return lambda: len(app.session.notebook.notes) >= count
 
 
 async def notes(pilot: Pilot[Any]) -> None:

@@ -1,0 +1,15 @@
+"""The `rea-tui` command line: the TUI, its headless twin commands, and the bundled server.
+
+Every host action the TUI offers has a command here built on the same
+`rea_tui.host` call, for scripts, tests and people checking a server by hand.
+Heavy modules (`mcp`, `textual`) are imported only by the commands that need
+them, so `rea-tui --help` stays fast. Layout: `main` (parse and dispatch),
+`parser`, `commands/` (the dispatch table, one module per command),
+`command` (what a command is), `connect` (one server per command),
+`output` (the one writer), `exit_codes`.
+"""
+
+from rea_tui.cli.main import run
+from rea_tui.cli.parser import build_parser
+
+__all__ = ["build_parser", "run"]

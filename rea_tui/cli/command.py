@@ -1,0 +1,76 @@
+"""What a command is: its name, its arguments, and how it runs.
+
+Every command is one `Command` in the dispatch table (`rea_tui.cli.commands`).
+A command that talks to one server is written as an async body taking the
+connected `HostedServer` (`server_command`); the rest get the `Context` and
+run as they like (`local_command`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rea_tui.cli.output import Output
+
+if TYPE_CHECKING:
+    from rea_tui.host import ServerSelection, ServerSpec
+
+
+class UsageError(Exception):
+    """Bad command-line input; exit code 2."""
+
+
+@dataclass
+class Context:
+    """Everything a command gets: its parsed arguments, the servers named, and the writer."""
+
+    args: argparse.Namespace
+    specs: list[ServerSpec]
+    selection: ServerSelection
+    argv: list[str]
+    out: Output
+
+
+Runner = Callable[[Context], int]
+Configure = Callable[[argparse.ArgumentParser], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    configure: Configure
+    run: Runner
+    # Commands that never talk to a server take no server options of their own.
+    server_options: bool = True
+
+
+def no_arguments(parser: argparse.ArgumentParser) -> None:
+    """For commands whose only options are the server options."""
+
+
+def parse_pairs(pairs: Sequence[str], what: str = "argument") -> dict[str, str]:
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UsageError(f"{what} {pair!r} must look like name=value")
+        found[name] = value
+    return found
+
+
+AsyncRunner = Callable[[Context], Coroutine[Any, Any, int]]
+
+
+def run_async(body: AsyncRunner) -> Runner:
+    """A sync runner for an async command body."""
+
+    def run(context: Context) -> int:
+        import asyncio
+
+        return asyncio.run(body(context))
+
+    return run

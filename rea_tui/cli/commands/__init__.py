@@ -1,0 +1,24 @@
+"""The dispatch table: every `rea-tui` command, in the order `--help` lists them."""
+
+from __future__ import annotations
+
+from rea_tui.cli.command import Command
+from rea_tui.cli.commands import call, complete, get, prompts, replay, resources, server, servers, sessions, tools, web
+
+COMMANDS: tuple[Command, ...] = (
+    servers.COMMAND,
+    prompts.COMMAND,
+    get.COMMAND,
+    complete.COMMAND,
+    tools.COMMAND,
+    call.COMMAND,
+    resources.RESOURCES,
+    resources.READ,
+    sessions.SESSIONS,
+    sessions.EXPORT,
+    replay.COMMAND,
+    web.COMMAND,
+    server.COMMAND,
+)
+
+BY_NAME: dict[str, Command] = {command.name: command for command in COMMANDS}

@@ -1,0 +1,252 @@
+"""`rea-tui call`: the headless twin of running a tool from the TUI.
+
+Shows the declared annotations and the exact JSON arguments, sends nothing
+without `--yes` or an interactive yes, prints the evidence entry, and handles
+narrowing questions (`--pick`, exit 6 otherwise) and elicitation forms
+(`--elicit name=value`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from rea_tui.cli.command import Command, Context, UsageError, parse_pairs
+from rea_tui.cli.commands.tools import describe_annotations
+from rea_tui.cli.connect import server_command
+from rea_tui.cli.exit_codes import ExitCode
+from rea_tui.cli.output import Output
+
+if TYPE_CHECKING:
+    from rea_tui.host import (
+        ElicitationAnswer,
+        ElicitationRequest,
+        EvidenceEntry,
+        HostedServer,
+        SamplingAnswer,
+        SamplingRequest,
+        Tool,
+    )
+
+ARGUMENTS_LIMIT: int | None = None  # what is about to be sent is shown whole
+TEXT_LIMIT = 100_000
+OTHER_BLOCK_LIMIT = 1_000
+ERROR_LIMIT = 10_000
+QUESTION_LIMIT = 1_000
+CANDIDATE_LIMIT = 300
+MESSAGE_LIMIT = 2_000
+
+# How each finished call's outcome maps to the command's exit code.
+OUTCOME_EXIT_CODES: dict[str, ExitCode] = {
+    "ok": ExitCode.OK,
+    "tool_error": ExitCode.NOT_RUN,
+    "timed_out": ExitCode.TIMEOUT,
+    "server_exited": ExitCode.UNAVAILABLE,
+    "unavailable": ExitCode.UNAVAILABLE,
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tool")
+    parser.add_argument("pairs", nargs="*", metavar="name=value")
+    parser.add_argument("--args", metavar="JSON", help="arguments as a JSON object (pairs override)")
+    parser.add_argument("--yes", action="store_true", help="approve without asking")
+    parser.add_argument(
+        "--pick",
+        action="append",
+        default=[],
+        metavar="NAME_OR_ID",
+        help="answer a narrowing question (repeatable)",
+    )
+    parser.add_argument(
+        "--elicit", action="append", default=[], metavar="name=value", help="answer an elicitation form"
+    )
+
+
+def build_arguments(args: argparse.Namespace, tool: Tool | None) -> dict[str, Any]:
+    from rea_tui.host import UnreadableValue, coerce, property_schema
+
+    arguments: dict[str, Any] = {}
+    if args.args:
+        try:
+            loaded = json.loads(args.args)
+        except ValueError as exc:
+            raise UsageError(f"--args is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError("--args must be a JSON object")
+        arguments.update(loaded)
+    for name, text in parse_pairs(args.pairs).items():
+        schema = property_schema(tool.input_schema, name) if tool else {}
+        try:
+            arguments[name] = coerce(text, schema)
+        except UnreadableValue as exc:
+            raise UsageError(f"{name}: {exc}") from None
+    return arguments
+
+
+def print_call(
+    out: Output, server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any], *, to_stderr: bool
+) -> None:
+    """What is about to be sent; on stderr when stdout is machine output."""
+    from rea_tui.host import sanitize
+
+    annotations = describe_annotations(tool.annotations) if tool else "unknown tool (not in tools/list)"
+    write = out.note if to_stderr else out.line
+    write(f"server:    {sanitize(server)}")
+    write(f"tool:      {sanitize(tool_name)}")
+    write(f"declared:  {sanitize(annotations)}  (declared by the server, not verified)")
+    write("arguments:")
+    write(sanitize(json.dumps(arguments, indent=2, ensure_ascii=False), ARGUMENTS_LIMIT))
+
+
+def ask_yes(out: Output, question: str) -> bool:
+    """An interactive yes, asked on stderr so stdout stays clean."""
+    if not sys.stdin.isatty():
+        return False
+    out.note(f"{question} [y/N] ", end="")
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def print_entry(out: Output, entry: EvidenceEntry) -> None:
+    from rea_tui.host import block_text, sanitize
+
+    out.line(f"{entry.id}  {sanitize(entry.tool)}  {entry.outcome_label}  ({(entry.duration_ms or 0):.0f} ms)")
+    for block in entry.content:
+        text = block_text(block)
+        if block.kind == "text":
+            out.line(sanitize(text, TEXT_LIMIT))
+        else:
+            out.line(f"<{sanitize(block.kind)}> {sanitize(text, OTHER_BLOCK_LIMIT)}")
+    if entry.has_structured and entry.narrowing is None:
+        out.line("structuredContent:")
+        out.line(sanitize(json.dumps(entry.structured, indent=2, ensure_ascii=False, default=str), TEXT_LIMIT))
+    if entry.schema_check:
+        out.line(f"schema: {sanitize(entry.schema_check)}")
+    if entry.error:
+        out.line(sanitize(entry.error, ERROR_LIMIT))
+
+
+def print_question(out: Output, entry: EvidenceEntry, *, answered: bool = False) -> None:
+    from rea_tui.host import sanitize
+
+    question = entry.narrowing
+    assert question is not None
+    asked = sanitize(question.ask_user, QUESTION_LIMIT)
+    out.line(f"question ({sanitize(question.reason)}, round {entry.narrowing_round}): {asked}")
+    if question.scoped_by:
+        out.line(f"scoped by: {sanitize(json.dumps(question.scoped_by, ensure_ascii=False))}")
+    for candidate in question.candidates:
+        out.line(f"  - {sanitize(candidate.label, CANDIDATE_LIMIT)}")
+    out.line("(answered with --pick)" if answered else "answer with --pick NAME_OR_ID")
+
+
+def elicitation_handler(out: Output, pairs: dict[str, str]) -> Any:
+    async def answer(request: ElicitationRequest) -> ElicitationAnswer:
+        from rea_tui.host import (
+            ElicitationAnswer,
+            UnreadableValue,
+            coerce,
+            property_schema,
+            sanitize,
+            validate_arguments,
+        )
+
+        out.note(f"elicitation from {sanitize(request.server)}: {sanitize(request.message, MESSAGE_LIMIT)}")
+        if request.mode == "url":
+            out.note(f"  URL (not opened): {sanitize(request.url, MESSAGE_LIMIT)}")
+            return ElicitationAnswer("decline")
+        if not pairs:
+            out.note("  declined: no --elicit name=value given")
+            return ElicitationAnswer("decline")
+        content: dict[str, Any] = {}
+        for name, text in pairs.items():
+            try:
+                content[name] = coerce(text, property_schema(request.requested_schema, name))
+            except UnreadableValue as exc:
+                out.note(f"  declined: {sanitize(name)}: {sanitize(exc)}")
+                return ElicitationAnswer("decline")
+        problems = validate_arguments(request.requested_schema, content)
+        if problems:
+            for problem in problems:
+                out.note(f"  declined: {sanitize(problem.field)}: {sanitize(problem.message)}")
+            return ElicitationAnswer("decline")
+        return ElicitationAnswer("accept", content)
+
+    return answer
+
+
+def sampling_decliner(out: Output) -> Any:
+    async def decline(request: SamplingRequest) -> SamplingAnswer:
+        from rea_tui.host import SamplingAnswer, sanitize
+
+        out.note(f"sampling request from {sanitize(request.server)} declined (no model is called)")
+        return SamplingAnswer(None)
+
+    return decline
+
+
+async def body(context: Context, hosted: HostedServer) -> int:
+    from rea_tui.host import (
+        EvidenceLedger,
+        concerned_argument,
+        find_candidate,
+        pin,
+        run_tool_call,
+        sanitize,
+        validate_arguments,
+    )
+
+    args, out = context.args, context.out
+    elicit_pairs = parse_pairs(args.elicit, "--elicit")
+    picks = list(args.pick)
+    connection = hosted.connection
+    connection.elicitation_handler = elicitation_handler(out, elicit_pairs)
+    connection.sampling_handler = sampling_decliner(out)
+    tool = hosted.catalogs.tools.get(args.tool)
+    arguments = build_arguments(args, tool)
+    if tool is not None:
+        problems = validate_arguments(tool.input_schema, arguments)
+        if problems:
+            for problem in problems:
+                out.error(f"{sanitize(problem.field)}: {sanitize(problem.message)}")
+            return ExitCode.USAGE
+    ledger = EvidenceLedger()
+    follows: str | None = None
+    while True:
+        print_call(out, connection.name, args.tool, tool, arguments, to_stderr=args.json)
+        if not args.yes and not ask_yes(out, "Run this call?"):
+            out.error("not sent (approve with --yes or answer y)")
+            return ExitCode.NOT_RUN
+        approval = "--yes" if args.yes else "interactive yes"
+        entry = await run_tool_call(
+            connection, ledger, args.tool, arguments, tool=tool, approval=approval, follows=follows
+        )
+        question = entry.narrowing
+        if question is None or not picks:
+            break
+        pick = picks.pop(0)
+        candidate = find_candidate(question, pick)
+        argument = concerned_argument(question, tool, arguments)
+        if candidate is None or argument is None:
+            print_question(out, entry)
+            out.error(f"--pick {sanitize(repr(pick))} names no candidate")
+            return ExitCode.USAGE
+        arguments = pin(arguments, question, candidate, tool, argument)
+        follows = entry.id
+    if args.json:
+        out.json({"evidence": [e.to_json() for e in ledger.entries]})
+    else:
+        for shown in ledger.entries:
+            print_entry(out, shown)
+            if shown.narrowing is not None:
+                print_question(out, shown, answered=shown is not entry)
+    if entry.narrowing is not None:
+        return ExitCode.NARROWING
+    return OUTCOME_EXIT_CODES.get(entry.outcome, ExitCode.PROTOCOL)
+
+
+COMMAND = Command(
+    "call", "call a tool after approval (nothing is sent without --yes or a yes)", configure, server_command(body)
+)

@@ -1,0 +1,71 @@
+"""`rea-tui servers`: each configured server, connected to (protocol version, capabilities)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from rea_tui.cli.command import Command, Context, run_async
+from rea_tui.cli.exit_codes import ExitCode, exit_code_for
+
+if TYPE_CHECKING:
+    from rea_tui.host import ServerSpec
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-connect", action="store_true", help="only list them")
+
+
+async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
+    """What one server says about itself, or why it could not be reached."""
+    row: dict[str, Any] = {
+        "name": spec.name,
+        "transport": spec.transport,
+        "target": spec.display_target(),
+        "protocol": spec.protocol,
+    }
+    if context.args.no_connect:
+        return row
+    from rea_tui.host import HostedServer, HostError, ProtocolMemory
+
+    hosted = HostedServer(spec, timeout=context.args.timeout, memory=ProtocolMemory())
+    connection = hosted.connection
+    try:
+        await hosted.start(load_catalogs=False)
+        row.update(
+            status="ok",
+            protocolVersion=connection.protocol_version,
+            serverInfo={"name": connection.server_name, "version": connection.server_version},
+            capabilities=sorted(connection.capabilities),
+        )
+    except HostError as exc:
+        row.update(status="error", error=exc.describe(), exitCode=int(exit_code_for(exc)))
+    finally:
+        await hosted.close()
+        if context.args.trace:
+            context.out.note(connection.traffic.format_table())
+    return row
+
+
+async def run(context: Context) -> int:
+    from rea_tui.host import sanitize
+
+    rows = await asyncio.gather(*(probe(context, spec) for spec in context.specs))
+    out = context.out
+    if context.args.json:
+        out.json({"servers": rows})
+    else:
+        for row in rows:
+            out.line(f"{sanitize(row['name'])}  ({row['transport']}: {sanitize(row['target'])})")
+            if row.get("status") == "ok":
+                info = row["serverInfo"]
+                out.line(f"  {sanitize(info['name'])} {sanitize(info['version'])}, protocol {row['protocolVersion']}")
+                out.line(f"  capabilities: {', '.join(sanitize(c) for c in row['capabilities']) or 'none'}")
+            elif row.get("status") == "error":
+                out.line("  " + sanitize(row["error"]).replace("\n", "\n  "))
+    failed = [r for r in rows if r.get("status") == "error"]
+    return int(failed[0]["exitCode"]) if failed and len(failed) == len(rows) else ExitCode.OK
+
+
+COMMAND = Command("servers", "list the servers and connect to each (protocol, capabilities)", configure, run_async(run))

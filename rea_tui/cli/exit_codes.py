@@ -1,0 +1,37 @@
+"""The exit codes of every `rea-tui` command, and how a host error maps to one."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What a command's exit status means (the same in text and `--json` mode)."""
+
+    OK = 0
+    NOT_RUN = 1  # approval declined, or the tool returned isError
+    USAGE = 2
+    UNAVAILABLE = 3  # the server could not be reached, or exited
+    PROTOCOL = 4  # a JSON-RPC error or a malformed reply
+    TIMEOUT = 5
+    NARROWING = 6  # the tool asked a progressive-narrowing question
+    INTERRUPTED = 130  # ctrl+c, as shells report SIGINT
+
+
+EXIT_CODES_HELP = (
+    "exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or exited,\n"
+    "4 protocol error, 5 timeout, 6 narrowing question, 130 interrupted."
+)
+
+
+def exit_code_for(error: BaseException) -> ExitCode:
+    """The exit code for a host error (anything else is a usage problem)."""
+    from rea_tui.host import ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+
+    if isinstance(error, ServerUnavailable | ServerExited):
+        return ExitCode.UNAVAILABLE
+    if isinstance(error, RequestTimedOut):
+        return ExitCode.TIMEOUT
+    if isinstance(error, ProtocolError):
+        return ExitCode.PROTOCOL
+    return ExitCode.USAGE

@@ -1,0 +1,66 @@
+"""`rea-tui ARGS`: parse, pick the servers, and run the command (or the TUI when none is given)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from rea_tui.cli.command import Context, UsageError
+from rea_tui.cli.commands import BY_NAME
+from rea_tui.cli.exit_codes import ExitCode
+from rea_tui.cli.output import Output
+from rea_tui.cli.parser import build_parser
+from rea_tui.host import ConfigError, ServerSelection, resolve_servers, split_stdio_command
+
+
+def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSelection:
+    stdio: tuple[str, ...] = ()
+    if args.stdio:
+        stdio = split_stdio_command(args.stdio)
+    if stdio_tail:
+        if stdio:
+            raise ConfigError("give the stdio command either with --stdio or after --, not both")
+        stdio = tuple(stdio_tail)
+    return ServerSelection(
+        server=args.server,
+        url=args.url,
+        headers=tuple(args.header),
+        stdio=stdio,
+        config=args.config,
+        protocol=args.protocol,
+    )
+
+
+def run(argv: Sequence[str], out: Output | None = None) -> int:
+    out = out or Output()
+    argv = list(argv)
+    if argv and argv[0] == "server":
+        # The bundled server parses its own options.
+        return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+    stdio_tail: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, stdio_tail = argv[:cut], argv[cut + 1 :]
+    parser = build_parser()
+    # name=value pairs may come after options (`call echo --yes text=hi`): collect the leftovers.
+    args, leftovers = parser.parse_known_args(argv)
+    pairs = [token for token in leftovers if "=" in token and not token.startswith("-")]
+    unknown = [token for token in leftovers if token not in pairs]
+    if unknown or (pairs and not hasattr(args, "pairs")):
+        parser.error(f"unrecognized arguments: {' '.join(unknown or pairs)}")
+    if pairs:
+        args.pairs = [*args.pairs, *pairs]
+    try:
+        selection = selection_from(args, stdio_tail)
+        specs, _config = resolve_servers(selection)
+        if args.command is None:
+            from rea_tui.ui.launch import run_tui
+
+            return int(run_tui(specs, timeout=args.timeout))
+        full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
+        return BY_NAME[args.command].run(Context(args, specs, selection, full_argv, out))
+    except (ConfigError, UsageError) as exc:
+        out.error(str(exc))
+        return ExitCode.USAGE
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED

@@ -1,0 +1,61 @@
+"""The one writer of the command line: every line on stdout and stderr goes through here.
+
+Each write passes the egress guard (`rea_tui.host.egress.guard`), so no control
+character or escape sequence from a server reaches the terminal even if a
+command forgot to sanitize (and the test suite, in strict mode, fails
+instead). JSON is written ASCII-only, so server text in it is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import IO, Any
+
+from rea_tui.cli.exit_codes import ExitCode
+from rea_tui.host import guard
+
+PREFIX = "rea-tui: "
+
+
+class Output:
+    """stdout for results, stderr for what is said about them."""
+
+    def __init__(self, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> None:
+        self._stdout = stdout
+        self._stderr = stderr
+
+    @property
+    def stdout(self) -> IO[str]:
+        return self._stdout or sys.stdout
+
+    @property
+    def stderr(self) -> IO[str]:
+        return self._stderr or sys.stderr
+
+    def line(self, text: str = "") -> None:
+        """One line of the command's result (stdout)."""
+        self._write(self.stdout, text + "\n", "stdout")
+
+    def json(self, data: Any) -> None:
+        self._write(self.stdout, json.dumps(data, indent=2, ensure_ascii=True) + "\n", "stdout")
+
+    def note(self, text: str, *, end: str = "\n") -> None:
+        """Something said about the result (stderr): progress, what was sent, questions."""
+        self._write(self.stderr, text + end, "stderr")
+
+    def error(self, text: str) -> None:
+        self.note(PREFIX + text)
+
+    def stderr_is_terminal(self) -> bool:
+        return self.stderr.isatty()
+
+    def _write(self, stream: IO[str], text: str, where: str) -> None:
+        try:
+            stream.write(guard(text, where))
+            stream.flush()
+        except BrokenPipeError:
+            # The reader went away (`rea-tui tools | head`): stop quietly, as other tools do.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            raise SystemExit(ExitCode.OK) from None

@@ -1,0 +1,87 @@
+"""The argument parser: the server options, and each command of the dispatch table."""
+
+from __future__ import annotations
+
+import argparse
+
+from rea_tui import __version__
+from rea_tui.cli.commands import COMMANDS
+from rea_tui.cli.exit_codes import EXIT_CODES_HELP
+from rea_tui.host import PROTOCOL_CHOICES
+
+DEFAULT_TIMEOUT = 30.0
+
+DESCRIPTION = """\
+rea-tui: a terminal MCP host for guided investigations.
+
+With no command, opens the TUI on the configured servers (or the bundled
+REA reference server). The commands below do the same host actions without a
+screen; each takes the server options.
+"""
+
+EPILOG = f"""\
+server options pick what to talk to: --url URL [--header 'K: V'], --stdio 'CMD ARGS'
+(or -- CMD ARGS at the very end), --server NAME from --config PATH, ./.rea-tui.json
+or the user config file (mcpServers / VS Code servers format). With none, the
+bundled reference server runs (`rea-tui server`).
+
+{EXIT_CODES_HELP}
+
+every TUI session writes a transcript (see `rea-tui sessions`); `export` turns
+one into a report, `replay` walks it again, `web` serves the TUI to a browser.
+"""
+
+
+def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The server options, accepted before and after the command.
+
+    The copies on each command have no defaults of their own, so an option
+    given before the command is not overwritten by the command's default.
+    """
+
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
+    group = parser.add_argument_group("server options")
+    group.add_argument("--server", metavar="NAME", default=default(None), help="a server from the config file")
+    group.add_argument("--url", default=default(None), help="a streamable HTTP server")
+    group.add_argument(
+        "--header",
+        action="append",
+        default=default([]),
+        metavar="'K: V'",
+        help="HTTP header for --url (repeatable)",
+    )
+    group.add_argument("--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line")
+    group.add_argument("--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)")
+    group.add_argument(
+        "--timeout", type=float, default=default(DEFAULT_TIMEOUT), metavar="SECONDS", help="per-request timeout"
+    )
+    group.add_argument(
+        "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
+    )
+    group.add_argument("--json", action="store_true", default=default(False), help="machine-readable output")
+    group.add_argument(
+        "--trace",
+        action="store_true",
+        default=default(False),
+        help="print the traffic log at the end (stderr)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rea-tui",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"rea-tui {__version__}")
+    add_server_options(parser, defaults=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        if command.server_options:
+            add_server_options(sub, defaults=False)
+        command.configure(sub)
+    return parser

@@ -1,0 +1,46 @@
+"""The egress guard: the last check before text reaches a terminal.
+
+Server text is made display-safe where it enters the host (`sanitize`). This
+guard stands behind that: whatever the CLI prints and whatever the TUI paints
+passes `guard`, which neutralizes any character that could act on a terminal
+(C0/C1 controls other than newline and tab, DEL, bidi and zero-width
+controls, line and paragraph separators). A character found here means some
+path skipped the ingress: under `REA_TUI_STRICT_EGRESS=1` (the test suite sets
+it) that raises `EgressViolation`, so a test of that path fails; otherwise the
+character is shown visibly as `<U+XXXX>` and the screen stays intact.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Final
+
+STRICT_ENV: Final = "REA_TUI_STRICT_EGRESS"
+
+# Bidi embeddings/overrides/isolates and marks, zero-width characters, BOM, line/paragraph separators.
+_INVISIBLE_CONTROLS: Final = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+UNSAFE_CHARACTER: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE_CONTROLS}]")
+
+
+class EgressViolation(RuntimeError):
+    """A character that acts on a terminal was about to be written (strict mode)."""
+
+
+def strict() -> bool:
+    return os.environ.get(STRICT_ENV) == "1"
+
+
+def visible(character: str) -> str:
+    """How a neutralized character is shown: `<U+202E>`."""
+    return f"<U+{ord(character):04X}>"
+
+
+def guard(text: str, where: str = "output") -> str:
+    """`text` with nothing in it that can act on a terminal; raises in strict mode if it had any."""
+    if UNSAFE_CHARACTER.search(text) is None:
+        return text
+    if strict():
+        found = sorted({visible(c) for c in UNSAFE_CHARACTER.findall(text)})
+        raise EgressViolation(f"{where}: unsanitized text would reach the terminal ({', '.join(found)})")
+    return UNSAFE_CHARACTER.sub(lambda m: visible(m.group(0)), text)

@@ -1,0 +1,256 @@
+"""One investigation, headless: its servers, evidence, notes, allowances, form values and transcript.
+
+The TUI holds one `Session` and shows it; the CLI uses the same host calls.
+Everything that changes the session goes through here, so it is recorded in
+the transcript once, in one place: servers connecting and failing, rendered
+workflows, tool calls with their approval and result, resource reads, notes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import subprocess
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rea_tui.host.allowances import Allowances
+from rea_tui.host.completion import CompletionLog
+from rea_tui.host.errors import HostError
+from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
+from rea_tui.host.notes import Notebook, NoteChanged
+from rea_tui.host.observers import Listeners
+from rea_tui.host.transcript import SessionRecorder, TranscriptWriter
+
+if TYPE_CHECKING:
+    from rea_tui.host.config import ServerSpec
+    from rea_tui.host.events import HostEvent
+    from rea_tui.host.hosted import HostedServer, ServerStatus
+    from rea_tui.host.models import Tool
+    from rea_tui.host.workflow import Workflow
+
+FormKind = Literal["prompt", "template"]
+
+
+@dataclass(frozen=True)
+class FormTarget:
+    """What an argument form is for: a prompt, or a resource template, of one server."""
+
+    kind: FormKind
+    server: str
+    name: str
+
+
+@dataclass
+class FormValues:
+    """What the analyst typed per prompt or template, kept across selections and list changes."""
+
+    values: dict[FormTarget, dict[str, str]] = field(default_factory=dict)
+
+    def of(self, target: FormTarget) -> dict[str, str]:
+        return self.values.setdefault(target, {})
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What the session knows about one configured server right now."""
+
+    spec: ServerSpec
+    status: ServerStatus
+    hosted: HostedServer | None
+    error: HostError | None
+
+
+ServerCreated = Callable[["HostedServer"], None]
+
+
+class Session:
+    """The servers of one investigation and everything the analyst gathered from them."""
+
+    def __init__(
+        self,
+        specs: Iterable[ServerSpec],
+        *,
+        timeout: float = 30.0,
+        transcript: Path | None = None,
+        started: dict[str, subprocess.Popen[bytes]] | None = None,
+        remember_protocols: bool = True,
+    ) -> None:
+        """`transcript`: where to record (None records nothing). `started`: stdio processes already running."""
+        self.specs = list(specs)
+        self.timeout = timeout
+        self.ledger = EvidenceLedger()
+        self.notebook = Notebook()
+        self.allowances = Allowances()
+        self.forms = FormValues()
+        self.completion_log = CompletionLog()
+        self.recorder = SessionRecorder(TranscriptWriter(transcript))
+        # Every server's events, in one stream (list changes, logs, exits, bad output).
+        self.events: Listeners[HostEvent] = Listeners()
+        self.on_server_created: ServerCreated | None = None
+        self._started = dict(started or {})
+        self._remember = remember_protocols
+        self._servers: dict[str, HostedServer] = {}
+        # Servers whose connect (start, catalogs, target) is under way: not ready for the analyst yet.
+        self._connecting: set[str] = set()
+        self._recorded_entries: set[str] = set()
+        self.ledger.subscribe(self._ledger_changed)
+        self.notebook.subscribe(self._note_changed)
+
+    # ------------------------------------------------------------ servers
+
+    @property
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.specs]
+
+    def spec(self, name: str) -> ServerSpec:
+        return next(s for s in self.specs if s.name == name)
+
+    def hosted(self, name: str) -> HostedServer | None:
+        return self._servers.get(name)
+
+    def ready(self, name: str) -> HostedServer | None:
+        """The server if it is connected and ready for requests."""
+        hosted = self._servers.get(name)
+        return hosted if hosted is not None and hosted.ready else None
+
+    def state(self, name: str) -> ServerState:
+        hosted = self._servers.get(name)
+        status: ServerStatus = hosted.status if hosted is not None else "connecting"
+        if status == "idle" or (name in self._connecting and status == "ready"):
+            status = "connecting"
+        error = hosted.connection.last_error if hosted is not None else None
+        return ServerState(self.spec(name), status, hosted, error)
+
+    async def _create(self, name: str) -> HostedServer:
+        # The connection modules (and anyio) load off the event loop: the TUI's first frame is painted by now.
+        hosted_module = await asyncio.to_thread(importlib.import_module, "rea_tui.host.hosted")
+        from rea_tui.host.protocol_memory import ProtocolMemory
+
+        hosted: HostedServer = hosted_module.HostedServer(
+            self.spec(name),
+            timeout=self.timeout,
+            memory=ProtocolMemory() if self._remember else None,
+            started=self._started.pop(name, None),
+        )
+        hosted.completions.log = self.completion_log
+        hosted.connection.subscribe(self.events.emit)
+        self._servers[name] = hosted
+        if self.on_server_created is not None:
+            self.on_server_created(hosted)
+        return hosted
+
+    async def connect(self, name: str) -> HostedServer:
+        """Start the server (a fresh process after a failure or an exit) and load its catalogs and target."""
+        hosted = self._servers.get(name) or await self._create(name)
+        await self._bring_up(hosted, hosted.start)
+        return hosted
+
+    async def reconnect(self, name: str) -> HostedServer:
+        """Start the server over (a connected one too)."""
+        hosted = self._servers.get(name)
+        if hosted is None or not hosted.ready:
+            return await self.connect(name)
+        await self._bring_up(hosted, hosted.reconnect)
+        return hosted
+
+    async def _bring_up(self, hosted: HostedServer, start: Callable[[], Awaitable[None]]) -> None:
+        self._connecting.add(hosted.name)
+        try:
+            await start()
+            await hosted.read_target()
+        except HostError as exc:
+            self.recorder.server_failed(hosted.name, exc.describe())
+            raise
+        finally:
+            self._connecting.discard(hosted.name)
+        self.recorder.server_connected(hosted.connection)
+
+    async def refresh(self, name: str, event: HostEvent) -> list[str]:
+        """After a list change: refresh the catalogs and target; the tool allowances withdrawn by it."""
+        hosted = self._servers.get(name)
+        if hosted is None or not await hosted.on_event(event):
+            return []
+        await hosted.read_target()
+        return self.allowances.revise(name, hosted.catalogs.tools.items)
+
+    async def close(self) -> None:
+        for hosted in list(self._servers.values()):
+            await hosted.close()
+        self.recorder.close()
+
+    # ------------------------------------------------------------ the investigation
+
+    async def render_prompt(self, server: str, name: str, values: dict[str, str]) -> Workflow:
+        from rea_tui.host.workflow import render_prompt
+
+        hosted = self._require(server)
+        workflow = await render_prompt(hosted.connection, name, values, hosted.catalogs.tools.items)
+        self.recorder.workflow(server, workflow)
+        return workflow
+
+    def tool(self, server: str, name: str) -> Tool | None:
+        hosted = self._servers.get(server)
+        return hosted.catalogs.tools.get(name) if hosted is not None else None
+
+    def approve(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any], decision: str) -> None:
+        """Record the analyst's decision; "session" also allows the tool (as declared now)."""
+        self.recorder.approval(server, name, arguments, decision)
+        if decision == "session" and tool is not None:
+            self.allowances.allow(server, tool)
+
+    async def call_tool(
+        self,
+        server: str,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        approval: str,
+        timeout: float | None = None,
+        follows: str | None = None,
+    ) -> EvidenceEntry:
+        """Run an approved call; its entry is in the ledger (and the transcript) whatever happened."""
+        from rea_tui.host.tool_call import run_tool_call
+
+        hosted = self._require(server)
+        return await run_tool_call(
+            hosted.connection,
+            self.ledger,
+            name,
+            arguments,
+            tool=hosted.catalogs.tools.get(name),
+            approval=approval,
+            timeout=timeout if timeout is not None else self.timeout,
+            follows=follows,
+        )
+
+    async def read_resource(self, server: str, uri: str) -> EvidenceEntry:
+        from rea_tui.host.tool_call import run_resource_read
+
+        return await run_resource_read(self._require(server), self.ledger, uri)
+
+    def _require(self, server: str) -> HostedServer:
+        from rea_tui.host.errors import ServerUnavailable
+
+        hosted = self.ready(server)
+        if hosted is None:
+            state = self.state(server) if server in self.names else None
+            if state is not None and state.error is not None:
+                raise state.error
+            raise ServerUnavailable(f"{server} is not connected")
+        return hosted
+
+    # ------------------------------------------------------------ recording
+
+    def _ledger_changed(self, entry: EvidenceEntry) -> None:
+        if entry.finished and entry.id not in self._recorded_entries:
+            self._recorded_entries.add(entry.id)
+            self.recorder.tool_call(entry)
+
+    def _note_changed(self, change: NoteChanged) -> None:
+        if change.removed:
+            self.recorder.note_removed(change.note.number)
+        else:
+            self.recorder.note(change.note)

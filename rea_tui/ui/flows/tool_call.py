@@ -1,0 +1,153 @@
+"""The investigation loop: tool form → approval → call → evidence → narrowing.
+
+Nothing is sent without the approval dialog, or a session allowance the
+analyst gave for the tool as the server declared it (read-only). Choosing a
+narrowing candidate reopens the same call's form with the value pinned.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.worker import Worker
+
+from rea_tui.ui.flows.base import Flow
+from rea_tui.ui.messages import NarrowingAsked, ToolCallFinished
+from rea_tui.ui.text import notify_plain, plain_line
+from rea_tui.ui.widgets.argument_form import ArgumentForm
+from rea_tui.ui.widgets.workflow_view import WorkflowView
+
+if TYPE_CHECKING:
+    from rea_tui.host import Tool
+    from rea_tui.ui.screens.tool_form import ToolRequest
+
+CALL_GROUP = "call"
+PINNED_LIMIT = 200
+SESSION_APPROVAL = "allowed for the session"
+
+
+def suggestions_for(tool: Tool, prompt_values: dict[str, str]) -> dict[str, list[str]]:
+    """Prompt argument values offered in every string-like field (evidence ids, procedure names...)."""
+    offered = list(dict.fromkeys(v for v in prompt_values.values() if v))
+    properties = tool.input_schema.get("properties")
+    names = list(properties) if isinstance(properties, dict) else []
+    return {str(name): offered for name in names}
+
+
+def prefilled(tool: Tool, prompt_values: dict[str, str]) -> dict[str, Any]:
+    """Prompt arguments whose names match the tool's parameters."""
+    properties = tool.input_schema.get("properties")
+    names = set(properties) if isinstance(properties, dict) else set()
+    return {k: v for k, v in prompt_values.items() if k in names}
+
+
+class ToolCallFlow(Flow):
+    """The calls of one screen (each a worker in the "call" group, so ctrl+b can cancel them)."""
+
+    def prompt_arguments(self, server: str) -> dict[str, str]:
+        """The non-empty arguments of the prompt the analyst is working with on `server`."""
+        values: dict[str, str] = {}
+        view = self.screen.query_one(WorkflowView)
+        if view.workflow is not None and view.server == server:
+            values.update(view.workflow.arguments)
+        form = self.screen.query_one(ArgumentForm)
+        if form.target is not None and form.target.server == server:
+            values.update({k: v for k, v in form.values().items() if v})
+        return values
+
+    def open(
+        self,
+        server: str,
+        tool_name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        follows: str | None = None,
+        note: Text | None = None,
+    ) -> None:
+        from rea_tui.ui.screens.tool_form import ToolFormScreen
+
+        app = self.screen.app
+        if self.session.ready(server) is None:
+            notify_plain(app, f"{server} is not connected (f5 reconnects).", severity="warning")
+            return
+        tool = self.session.tool(server, tool_name)
+        if tool is None:
+            notify_plain(app, f"The server does not list the tool {tool_name}", severity="warning")
+            return
+        prompt_values = self.prompt_arguments(server)
+        values = {**prefilled(tool, prompt_values), **(arguments or {})}
+        timeout = self.session.timeout
+        screen = ToolFormScreen(server, tool, values, suggestions_for(tool, prompt_values), timeout, note)
+
+        def reviewed(request: ToolRequest | None) -> None:
+            if request is not None:
+                self.ask_approval(server, tool, request, follows)
+
+        app.push_screen(screen, callback=reviewed)
+
+    def ask_approval(self, server: str, tool: Tool, request: ToolRequest, follows: str | None) -> None:
+        from rea_tui.ui.screens.approval import ApprovalScreen, Decision
+
+        if self.session.allowances.allows(server, tool):
+            self.session.approve(server, tool, tool.name, request.arguments, SESSION_APPROVAL)
+            self.start(server, tool, request, SESSION_APPROVAL, follows)
+            return
+
+        def decided(decision: Decision | None) -> None:
+            self.session.approve(server, tool, tool.name, request.arguments, decision or "deny")
+            if decision == "session":
+                self.start(server, tool, request, SESSION_APPROVAL, follows)
+            elif decision == "once":
+                self.start(server, tool, request, "approved once", follows)
+            else:
+                notify_plain(self.screen.app, f"Denied: nothing was sent for {tool.name}", severity="warning")
+
+        self.screen.app.push_screen(ApprovalScreen(server, tool.name, tool, request.arguments), callback=decided)
+
+    def start(self, server: str, tool: Tool, request: ToolRequest, approval: str, follows: str | None) -> None:
+        async def call() -> None:
+            entry = await self.session.call_tool(
+                server, tool.name, request.arguments, approval=approval, timeout=request.timeout, follows=follows
+            )
+            self.screen.post_message(ToolCallFinished(entry))
+            if entry.narrowing is not None:
+                self.screen.post_message(NarrowingAsked(entry))
+
+        self.screen.run_worker(call(), group=CALL_GROUP, name=f"{server}/{tool.name}", exit_on_error=False)
+
+    def running(self) -> list[Worker[Any]]:
+        return [w for w in self.screen.workers if w.group == CALL_GROUP and w.is_running]
+
+    def cancel_all(self) -> bool:
+        """Cancel every running call (each sends notifications/cancelled); False when none ran."""
+        running = self.running()
+        for worker in running:
+            worker.cancel()
+        return bool(running)
+
+    def answer_narrowing(self, entry_id: str) -> None:
+        from rea_tui.host import concerned_argument, pin
+        from rea_tui.ui.screens.narrowing import NarrowingChoice, NarrowingScreen
+
+        entry = self.session.ledger.get(entry_id)
+        if entry is None or entry.narrowing is None:
+            return
+        tool = self.session.tool(entry.server, entry.tool)
+        properties = tool.input_schema.get("properties") if tool is not None else None
+        names = [str(n) for n in properties] if isinstance(properties, dict) else sorted(entry.arguments)
+        concerned = concerned_argument(entry.narrowing, tool, entry.arguments)
+        if concerned is not None and concerned not in names:
+            names.append(concerned)
+
+        def chosen(choice: NarrowingChoice | None) -> None:
+            if choice is None or entry.narrowing is None:
+                return
+            self.session.recorder.narrowing_answer(entry, choice.candidate.name, choice.argument)
+            pinned = pin(entry.arguments, entry.narrowing, choice.candidate, tool, choice.argument)
+            note = Text(f"Narrowing round {entry.narrowing_round + 1}: ", style="bold magenta")
+            note.append_text(plain_line(f"{choice.argument} = {pinned[choice.argument]}", PINNED_LIMIT))
+            note.append(f"  (answers {entry.id})", style="dim")
+            self.open(entry.server, entry.tool, pinned, follows=entry.id, note=note)
+
+        self.screen.app.push_screen(NarrowingScreen(entry, names, concerned), callback=chosen)

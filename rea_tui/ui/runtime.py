@@ -1,0 +1,34 @@
+"""Process-wide tuning, applied once: Textual's frame rate and the garbage collector.
+
+The launcher applies it before Textual is imported; the test suite calls the
+same function from its configuration, after pytest's plugins have already
+imported Textual, which is why the screen's update period is set too.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+_heap_settled = False
+
+
+def apply_frame_rate(fps: int) -> None:
+    """Repaint at most `fps` times a second (an explicit TEXTUAL_FPS in the environment wins)."""
+    os.environ.setdefault("TEXTUAL_FPS", str(fps))
+    screen = sys.modules.get("textual.screen")
+    if screen is not None:
+        # Textual read TEXTUAL_FPS when it was imported; a screen takes its update period from here.
+        vars(screen)["UPDATE_PERIOD"] = 1 / int(os.environ["TEXTUAL_FPS"])
+
+
+def settle_heap() -> None:
+    """Once per process, after the long-lived objects exist (Textual, the SDK, the first catalogs):
+    collect, then keep them out of later full collections, which otherwise stall keystrokes by 100 ms or more."""
+    global _heap_settled
+    if _heap_settled:
+        return
+    _heap_settled = True
+    gc.collect()
+    gc.freeze()

@@ -1,0 +1,368 @@
+"""The main screen: servers and prompts on the left, the form in the centre, workflow and evidence on the right.
+
+It owns the layout, its bindings and the flows that run on it: connecting
+servers (`ServerFlow`), filling and rendering a prompt (`FormFlow`), running
+tool calls (`ToolCallFlow`) and replaying a recording (`ReplayFlow`). Flows do
+the work and post past-tense messages; the screen's handlers show them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Tab, Tabs, Tree
+
+from rea_tui.ui.flows.form import FormFlow
+from rea_tui.ui.flows.replay import ReplayFlow
+from rea_tui.ui.flows.servers import ServerFlow
+from rea_tui.ui.flows.tool_call import ToolCallFlow
+from rea_tui.ui.messages import (
+    CatalogsRefreshed,
+    EvidenceChanged,
+    HostEventReceived,
+    JobFailed,
+    NarrowingAsked,
+    NodeRef,
+    NodeSelected,
+    PromptRendered,
+    RenderRequested,
+    ResourceLinkOpened,
+    ServerConnected,
+    ServerConnectFailed,
+    ServerStatusChanged,
+    StepChosen,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from rea_tui.ui.text import notify_plain
+from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
+from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
+from rea_tui.ui.widgets.header import ServerHeader
+from rea_tui.ui.widgets.sidebar import ServerTree
+from rea_tui.ui.widgets.workflow_view import WorkflowView
+
+if TYPE_CHECKING:
+    from rea_tui.host import EvidenceEntry, ReplayPlan, Session
+    from rea_tui.ui.settings import AppSettings
+
+# Under this many columns, one pane shows at a time (with tabs).
+NARROW_WIDTH = 120
+Pane = Literal["prompts", "form", "workflow", "evidence"]
+PANES: tuple[Pane, ...] = ("prompts", "form", "workflow", "evidence")
+
+
+class MainScreen(Screen[None]):
+    """Prompts on the left, the form in the centre, workflow and evidence on the right."""
+
+    # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"),
+        Binding("f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
+        Binding("ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
+        Binding(
+            "ctrl+o",
+            "completion_inspector",
+            "Completions",
+            id="completion-inspector",
+            tooltip="Show every completion request and how the server answered",
+        ),
+        Binding("ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"),
+        Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding("ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
+        Binding(
+            "ctrl+t",
+            "export_report",
+            "Report",
+            id="export-report",
+            tooltip="Write a Markdown report of this session next to its transcript",
+        ),
+        Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
+    ]
+
+    pane: reactive[Pane] = reactive("form")
+    narrow: reactive[bool] = reactive(False)
+
+    def __init__(
+        self,
+        session: Session,
+        settings: AppSettings,
+        *,
+        replay: ReplayPlan | None = None,
+        offline: bool = False,
+    ) -> None:
+        super().__init__(id="main-screen")
+        self.session = session
+        self.settings = settings
+        self.offline = offline
+        self.active_server: str | None = session.names[0] if session.names else None
+        self.form_flow = FormFlow(self, session)
+        self.calls = ToolCallFlow(self, session)
+        self.replay = ReplayFlow(self, session, replay, self.form_flow) if replay is not None else None
+        self.servers = ServerFlow(
+            self,
+            session,
+            offline=offline,
+            active_server=lambda: self.active_server,
+            prefill=replay.next_elicitation if replay is not None else None,
+        )
+        self._shown_entries: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield ServerHeader(id="server-header")
+        yield Tabs(*(Tab(p.capitalize(), id=f"tab-{p}") for p in PANES), id="pane-tabs")
+        with Horizontal(id="main"):
+            yield ServerTree(id="sidebar")
+            yield ArgumentForm(id="form")
+            with Vertical(id="right"):
+                yield WorkflowView(id="workflow")
+                yield EvidencePane(self.session.ledger, id="evidence")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # The tabs are for the mouse (f6 cycles panes from the keyboard); focus starts on the server list.
+        self.query_one("#pane-tabs", Tabs).can_focus = False
+        self.narrow = self.app.size.width < NARROW_WIDTH
+        self._show_pane()
+        self.query_one(ServerTree).focus()
+        self.form_flow.attach(self.query_one(ArgumentForm))
+        self.query_one(EvidencePane).border_subtitle = self._transcript_label()
+        self.session.ledger.subscribe(self._ledger_changed)
+        if self.replay is not None and self.offline:
+            self.replay.show_offline()
+        self.servers.start_all()
+        self.update_header()
+
+    def _transcript_label(self) -> str:
+        transcript = self.session.recorder.path
+        if transcript is None:
+            return "offline replay: read-only"
+        return f"transcript {transcript.name}" if self.settings.show_machine_details else "transcript (recording)"
+
+    # ------------------------------------------------------------ panes
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.narrow = event.size.width < NARROW_WIDTH
+
+    def watch_narrow(self, narrow: bool) -> None:
+        self.set_class(narrow, "-narrow")
+
+    def watch_pane(self, pane: Pane) -> None:
+        self._show_pane()
+
+    def _show_pane(self) -> None:
+        for pane in PANES:
+            self.set_class(pane == self.pane, f"-pane-{pane}")
+        if not self.is_mounted:
+            return
+        tabs = self.query_one("#pane-tabs", Tabs)
+        if tabs.active != f"tab-{self.pane}":
+            tabs.active = f"tab-{self.pane}"
+
+    def show_pane(self, pane: Pane) -> None:
+        self.pane = pane
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        name = (event.tab.id or "tab-form").removeprefix("tab-")
+        self.pane = next((p for p in PANES if p == name), "form")
+
+    def action_next_pane(self) -> None:
+        self.pane = PANES[(PANES.index(self.pane) + 1) % len(PANES)]
+
+    # ------------------------------------------------------------ servers
+
+    def on_server_connected(self, message: ServerConnected) -> None:
+        self.servers.connected(message.server)
+        if self.replay is not None and not self.offline and self.servers.all_ready():
+            self.replay.run_online()
+
+    async def on_server_connect_failed(self, message: ServerConnectFailed) -> None:
+        await self.servers.failed(message.server, message.message, exited=message.exited)
+
+    async def on_host_event_received(self, message: HostEventReceived) -> None:
+        self.servers.host_event(message.event)
+
+    async def on_catalogs_refreshed(self, message: CatalogsRefreshed) -> None:
+        self.servers.refreshed(message.server, message.withdrawn)
+        await self.form_flow.definitions_changed(message.server)
+
+    def on_server_status_changed(self, message: ServerStatusChanged) -> None:
+        if message.server == self.active_server:
+            self.update_header()
+
+    def action_reconnect(self) -> None:
+        if self.active_server is not None:
+            self.servers.connect(self.active_server)
+
+    def update_header(self) -> None:
+        if self.active_server is None:
+            return
+        state = self.session.state(self.active_server)
+        hosted = state.hosted
+        connection = hosted.connection if hosted is not None and state.status == "ready" else None
+        self.query_one(ServerHeader).show(
+            state.spec.name,
+            status=state.status,
+            protocol=connection.protocol_version if connection else "",
+            capabilities=connection.capabilities if connection else None,
+            target=hosted.target if hosted is not None else None,
+        )
+
+    # ------------------------------------------------------------ selection
+
+    @on(Tree.NodeSelected, "#sidebar")
+    def _tree_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
+        if event.node.data is not None:
+            self.post_message(NodeSelected(event.node.data))
+
+    async def on_node_selected(self, message: NodeSelected) -> None:
+        ref = message.ref
+        if ref.server != self.active_server:
+            self.active_server = ref.server
+            self.update_header()
+        state = self.session.state(ref.server)
+        if state.status in ("failed", "exited") and ref.kind == "server":
+            await self.servers.show_failure(ref.server)
+            return
+        if state.status != "ready":
+            return
+        if ref.kind in ("prompt", "template"):
+            if await self.form_flow.select(ref):
+                self.pane = "form"
+        elif ref.kind == "tool":
+            self.calls.open(ref.server, ref.name)
+        elif ref.kind == "resource":
+            self.read_resource(ref.server, ref.name)
+
+    # ------------------------------------------------------------ the form
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.form_flow.focus_changed(event.widget)
+
+    def on_argument_input_accepted(self, message: ArgumentInput.Accepted) -> None:
+        self.form_flow.accept(message.field, message.value)
+
+    @on(Input.Submitted, ".argument-input")
+    def _argument_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.post_message(RenderRequested())
+
+    def action_render(self) -> None:
+        self.post_message(RenderRequested())
+
+    def on_render_requested(self, _message: RenderRequested) -> None:
+        self.form_flow.render()
+
+    async def on_prompt_rendered(self, message: PromptRendered) -> None:
+        await self.query_one(WorkflowView).show(message.server, message.workflow)
+        self.pane = "workflow"
+
+    # ------------------------------------------------------------ evidence and tool calls
+
+    def _ledger_changed(self, entry: EvidenceEntry) -> None:
+        # Decided now, not when the message is handled: a quick call may be finished by then.
+        if entry.id in self._shown_entries:
+            self.post_message(EvidenceChanged(entry))
+        else:
+            self._shown_entries.add(entry.id)
+            self.post_message(ToolCallStarted(entry))
+
+    async def on_tool_call_started(self, message: ToolCallStarted) -> None:
+        # A new entry is selected, so its progress (or its result) shows.
+        await self.query_one(EvidencePane).entry_changed(message.entry, select=True)
+        self.pane = "evidence"
+
+    async def on_evidence_changed(self, message: EvidenceChanged) -> None:
+        await self.query_one(EvidencePane).entry_changed(message.entry)
+
+    @on(ResourceLinkOpened)
+    def _open_link(self, message: ResourceLinkOpened) -> None:
+        self.read_resource(message.server, message.uri)
+
+    def read_resource(self, server: str, uri: str) -> None:
+        async def read() -> None:
+            entry = await self.session.read_resource(server, uri)
+            await self.query_one(EvidencePane).select(entry.id)
+            self.pane = "evidence"
+
+        self.run_worker(read(), group="resource", name=server, exit_on_error=False)
+
+    def action_focus_evidence(self) -> None:
+        self.pane = "evidence"
+        self.query_one("#evidence-filter", Input).focus()
+
+    @on(StepChosen)
+    def _step_chosen(self, message: StepChosen) -> None:
+        self.calls.open(message.server, message.tool)
+
+    def on_tool_call_finished(self, message: ToolCallFinished) -> None:
+        self.pane = "evidence"
+
+    def on_narrowing_asked(self, message: NarrowingAsked) -> None:
+        self.calls.answer_narrowing(message.entry.id)
+
+    @on(EvidenceDetail.AnswerRequested)
+    def _answer_requested(self, message: EvidenceDetail.AnswerRequested) -> None:
+        self.calls.answer_narrowing(message.entry_id)
+
+    def action_cancel_call(self) -> None:
+        if not self.calls.cancel_all():
+            self.notify("No tool call is running.")
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        """The error route's second half: mark what the failed job was doing."""
+        if message.group == "connect":
+            self.post_message(ServerConnectFailed(message.name, f"unexpected error: {message.error!r}"))
+        elif message.group == "render":
+            self.form_flow.render_failed(message.error)
+
+    # ------------------------------------------------------------ other screens
+
+    def action_protocol_log(self) -> None:
+        from rea_tui.ui.screens.protocol_log import ProtocolLogScreen
+
+        connections = [h.connection for h in map(self.session.hosted, self.session.names) if h is not None]
+        if not connections:
+            self.notify("No server has been started yet.")
+            return
+        active = self.session.hosted(self.active_server or "")
+        if active is not None:
+            connections.remove(active.connection)
+            connections.insert(0, active.connection)
+        self.app.push_screen(ProtocolLogScreen(connections))
+
+    def action_completion_inspector(self) -> None:
+        from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
+
+        self.app.push_screen(CompletionInspectorScreen(self.session.completion_log))
+
+    def action_notes(self) -> None:
+        from rea_tui.ui.screens.notes import NotesScreen
+
+        self.app.push_screen(NotesScreen(self.session.notebook, self.session.ledger.ids, read_only=self.offline))
+
+    def action_export_report(self) -> None:
+        from rea_tui.host import read_transcript, render_markdown
+
+        replayed = self.replay.plan.transcript.path if self.replay is not None else None
+        source = self.session.recorder.path or replayed
+        if source is None or not source.is_file():
+            self.notify("There is no transcript to report on yet.", severity="warning")
+            return
+        target = source.with_suffix(".md")
+        try:
+            target.write_text(render_markdown(read_transcript(source)), encoding="utf-8")
+        except OSError as exc:
+            notify_plain(self.app, f"Could not write the report: {exc}", severity="error")
+            return
+        notify_plain(self.app, f"Report written to {target}", title="Report", timeout=10)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys that do nothing in an offline replay (no server) are hidden there.
+        return not (self.offline and action in ("render", "reconnect", "cancel_call", "protocol_log"))

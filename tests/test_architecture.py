@@ -1,0 +1,86 @@
+"""The architecture of DESIGN.md, checked: the import-linter contracts, no import cycle, the host facade."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import grimp
+from importlinter.cli import lint_imports
+
+import rea_tui.host
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_import_contracts_in_pyproject_hold() -> None:
+    assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True) == 0
+
+
+def import_cycles(package: str) -> list[set[str]]:
+    """Strongly connected components of more than one module in the package's import graph (Tarjan)."""
+    graph = grimp.build_graph(package, cache_dir=None)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component: set[str] = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_cycle() -> None:
+    assert import_cycles("rea_tui") == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path, monkeypatch: object) -> None:
+    """The check above can fail: two modules that import each other are one cycle."""
+    package = tmp_path / "cyclic_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from cyclic_pkg import b\n")
+    (package / "b.py").write_text("from cyclic_pkg import a\n")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert import_cycles("cyclic_pkg") == [{"cyclic_pkg.a", "cyclic_pkg.b"}]
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_every_facade_name_loads_and_none_is_shadowed_by_a_module() -> None:
+    """A facade name equal to a submodule's name would be replaced by that module once it is imported."""
+    submodules = {info.name for info in pkgutil.iter_modules(rea_tui.host.__path__)}
+    for name in rea_tui.host.__all__:
+        assert name not in submodules, f"rea_tui.host.{name} is both an exported name and a module"
+        assert getattr(rea_tui.host, name) is not None
+    for info in pkgutil.iter_modules(rea_tui.host.__path__):
+        importlib.import_module(f"rea_tui.host.{info.name}")
+    for name in rea_tui.host.__all__:
+        assert not isinstance(getattr(rea_tui.host, name), type(rea_tui.host)), name
