@@ -7,7 +7,7 @@ them, so `rea-tui --help` stays fast.
 
 Exit codes: 0 ok, 1 not run (approval declined) or the tool reported an
 error, 2 usage, 3 server unavailable or exited, 4 protocol error, 5 timeout,
-6 the tool asked a narrowing question.
+6 the tool asked a narrowing question, 7 `audit` found an error.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ or the user config file (mcpServers / VS Code servers format). With none, the
 bundled reference server runs (`rea-tui server`).
 
 exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or
-exited, 4 protocol error, 5 timeout, 6 narrowing question.
+exited, 4 protocol error, 5 timeout, 6 narrowing question, 7 audit found an error.
 
 every TUI session writes a transcript (see `rea-tui sessions`); `export` turns
 one into a report, `replay` walks it again, `web` serves the TUI to a browser.
@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     web = command("web", "serve the TUI to a browser on 127.0.0.1 (textual-serve)")
     web.add_argument("--port", type=int, default=8000)
     web.add_argument("--host", default="127.0.0.1", help="loopback only")
+    from rea_tui.cli_audit import add_audit_parser
+
+    add_audit_parser(command)
     commands.add_parser("server", help="run the bundled REA reference server (see `rea-tui server --help`)")
     return parser
 
@@ -571,6 +574,12 @@ async def cmd_call(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
     return await call_tool_command(args, specs)
 
 
+async def cmd_audit(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
+    from rea_tui.cli_audit import audit_command
+
+    return await audit_command(args, specs)
+
+
 # Commands that run here rather than against one connected server (in cli_session).
 LOCAL_COMMANDS = ("sessions", "export", "replay", "web")
 
@@ -584,4 +593,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec]], Coroutine[A
     "call": cmd_call,
     "resources": cmd_resources,
     "read": cmd_read,
+    "audit": cmd_audit,
 }
