@@ -9,7 +9,6 @@ request or knows about budgets.
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any, Final
 from rea_tui.host.audit.matching import fold, folded_prefix_of
 from rea_tui.host.audit.report import Exchange
 from rea_tui.host.audit.rules import INVALID_PARAMS, MAX_VALUE_CHARS, MAX_VALUES, Severity
+from rea_tui.host.audit.visible import visible_json
 
 QUOTE_LIMIT: Final = 60
 LIST_LIMIT: Final = 3
@@ -60,14 +60,18 @@ class Reply:
 def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
     """A short JSON rendering of a value for a finding's message."""
     if isinstance(value, str) and len(value) > limit:
-        return json.dumps(value[:limit], ensure_ascii=False)[:-1] + f'..." ({len(value):,} characters)'
-    return json.dumps(value, ensure_ascii=False, default=str)
+        return visible_json(value[:limit])[:-1] + f'..." ({len(value):,} characters)'
+    return visible_json(value)
 
 
 def quote_list(values: Sequence[Any]) -> str:
     shown = ", ".join(quote(v) for v in values[:LIST_LIMIT])
     more = len(values) - LIST_LIMIT
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+def values_phrase(count: int, singular: str = "value is", plural: str = "values are") -> str:
+    return f"{count} {singular if count == 1 else plural}"
 
 
 def parse_reply(result: Mapping[str, Any] | None) -> Reply:
@@ -116,10 +120,12 @@ def reply_issues(reply: Reply) -> list[Issue]:
         issues.append(Issue("mcp.max-values", f"{count} values; MCP allows at most {MAX_VALUES}"))
     others = [v for v in reply.values if not isinstance(v, str)]
     if others:
-        issues.append(Issue("mcp.string-values", f"{len(others)} values are not strings: {quote_list(others)}"))
+        phrase = values_phrase(len(others), "value is not a string", "values are not strings")
+        issues.append(Issue("mcp.string-values", f"{phrase}: {quote_list(others)}"))
     repeated = [v for v, n in Counter(reply.strings).items() if n > 1]
     if repeated:
-        issues.append(Issue("mcp.duplicates", f"{len(repeated)} values appear more than once: {quote_list(repeated)}"))
+        phrase = values_phrase(len(repeated), "value appears", "values appear")
+        issues.append(Issue("mcp.duplicates", f"{phrase} more than once: {quote_list(repeated)}"))
     total = reply.total
     if total is not None and total < count:
         issues.append(Issue("mcp.total", f"total {total} is below the {count} values sent"))
@@ -141,7 +147,7 @@ def reply_issues(reply: Reply) -> list[Issue]:
         issues.append(
             Issue(
                 "rea.value-length",
-                f"{len(long_values)} values are over {MAX_VALUE_CHARS:,} characters (the longest has {longest:,})",
+                f"{values_phrase(len(long_values))} over {MAX_VALUE_CHARS:,} characters (the longest has {longest:,})",
             )
         )
     return issues
@@ -152,7 +158,8 @@ def prefix_issues(reply: Reply, prefix: str) -> list[Issue]:
     strays = [v for v in reply.strings if not folded_prefix_of(v, prefix)]
     if not strays:
         return []
-    message = f"{len(strays)} values do not start with the prefix {quote(prefix)}: {quote_list(strays)}"
+    strayed = values_phrase(len(strays), "value does", "values do")
+    message = f"{strayed} not start with the prefix {quote(prefix)}: {quote_list(strays)}"
     return [Issue("mcp.prefix", message), Issue("rea.prefix-match", message)]
 
 

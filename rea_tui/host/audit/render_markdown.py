@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Final
 
 from rea_tui.host.audit.render_text import STOP_REASONS
 from rea_tui.host.audit.report import ArgumentStats, AuditReport, Finding, TargetReport
+from rea_tui.host.audit.visible import visible_json
 from rea_tui.host.report import md_code, md_text
 
 JSON_LIMIT: Final = 20_000
 
 
 def _json_block(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = visible_json(value, indent=2)
     if len(text) > JSON_LIMIT:
         text = f"{text[:JSON_LIMIT]}\n... ({len(text) - JSON_LIMIT:,} more characters)"
     return md_code(text, "json")
