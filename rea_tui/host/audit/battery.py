@@ -109,15 +109,17 @@ class TargetBattery:
         except Lost as lost:
             await self.lost(argument, lost.exchange)
 
-    async def lost(self, argument: str | None, exchange: Exchange) -> None:
+    async def lost(self, argument: str | None, exchange: Exchange, *, stop: bool = True) -> None:
+        """Report the exit and reconnect; with `stop`, the argument's battery ends here."""
         self.channel.flag(
             [Issue("transport.exited", f"the server went away during the request: {exchange.note}")],
             self.ref,
             argument,
             [exchange],
         )
-        if argument is not None:
+        if argument is not None and stop:
             self.stats(argument).stopped = "server exited"
+            self.skipped.add(argument)
         await self.channel.restart()
 
     async def run(self) -> None:
@@ -190,8 +192,8 @@ class ArgumentBattery:
         try:
             probe = await self.ask(OVER_LONG_CHARACTER * OVER_LONG_LENGTH)
         except Lost as lost:
-            await self.owner.lost(self.argument, lost.exchange)
-            self.stats.stopped = ""
+            # An exit on an invalid value is the finding; the battery goes on after a reconnect.
+            await self.owner.lost(self.argument, lost.exchange, stop=False)
         else:
             self.flag(over_long_issues(OVER_LONG_LENGTH, probe), probe)
         try:
