@@ -12,6 +12,7 @@ and in fullwidth forms. Once per target, an argument it does not have.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -125,7 +126,7 @@ class TargetBattery:
     async def run(self) -> None:
         for argument in self.arguments:
             self.channel.position = (self.ref.name, argument)
-            await self.guarded(argument, lambda a=argument: self.empty_twice(a))  # type: ignore[misc]
+            await self.guarded(argument, functools.partial(self.empty_twice, argument))
         if self.arguments:
             self.channel.position = (self.ref.name, None)
             await self.guarded(None, self.unknown_argument)
