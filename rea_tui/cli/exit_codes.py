@@ -15,12 +15,13 @@ class ExitCode(IntEnum):
     PROTOCOL = 4  # a JSON-RPC error or a malformed reply
     TIMEOUT = 5
     NARROWING = 6  # the tool asked a progressive-narrowing question
+    AUDIT_FINDINGS = 7  # `audit` found an error-severity finding
     INTERRUPTED = 130  # ctrl+c, as shells report SIGINT
 
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or exited,\n"
-    "4 protocol error, 5 timeout, 6 narrowing question, 130 interrupted."
+    "4 protocol error, 5 timeout, 6 narrowing question, 7 audit found an error, 130 interrupted."
 )
 
 

@@ -25,6 +25,7 @@ class Output:
     def __init__(self, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> None:
         self._stdout = stdout
         self._stderr = stderr
+        self._status_width = 0
 
     @property
     def stdout(self) -> IO[str]:
@@ -48,12 +49,26 @@ class Output:
     def error(self, text: str) -> None:
         self.note(PREFIX + text)
 
+    def status(self, text: str) -> None:
+        """Redraw one status line in place on stderr (a progress bar); only for a terminal."""
+        padding = " " * max(self._status_width - len(text), 0)
+        self._write(self.stderr, text + padding, "stderr", redraw=True)
+        self._status_width = len(text)
+
+    def clear_status(self) -> None:
+        if self._status_width:
+            self._write(self.stderr, " " * self._status_width, "stderr", redraw=True)
+            self._write(self.stderr, "", "stderr", redraw=True)
+            self._status_width = 0
+
     def stderr_is_terminal(self) -> bool:
         return self.stderr.isatty()
 
-    def _write(self, stream: IO[str], text: str, where: str) -> None:
+    def _write(self, stream: IO[str], text: str, where: str, *, redraw: bool = False) -> None:
+        # The carriage return that redraws a status line is the writer's own, never a server's.
+        start = "\r" if redraw else ""
         try:
-            stream.write(guard(text, where))
+            stream.write(start + guard(text, where))
             stream.flush()
         except BrokenPipeError:
             # The reader went away (`rea-tui tools | head`): stop quietly, as other tools do.

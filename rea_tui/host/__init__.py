@@ -115,6 +115,19 @@ _EXPORTS: dict[str, str] = {
     "guard": "egress",
     "sanitize": "safe_text",
     "sanitize_line": "safe_text",
+    # the completion audit
+    "Audit": "audit",
+    "AuditOptions": "audit",
+    "AuditProgress": "audit",
+    "AuditReport": "audit",
+    "Finding": "audit",
+    "Exchange": "audit",
+    "RULES": "audit",
+    "RULES_BY_ID": "audit",
+    "UnknownTarget": "audit",
+    "render_audit_markdown": "audit",
+    "render_audit_text": "audit",
+    "select_targets": "audit",
     # also needed by the UI and the CLI
     "Connection": "connection",
     "DEFAULT_LIMIT": "safe_text",
@@ -144,6 +157,18 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from rea_tui.host.allowances import Allowances as Allowances
+    from rea_tui.host.audit import RULES as RULES
+    from rea_tui.host.audit import RULES_BY_ID as RULES_BY_ID
+    from rea_tui.host.audit import Audit as Audit
+    from rea_tui.host.audit import AuditOptions as AuditOptions
+    from rea_tui.host.audit import AuditProgress as AuditProgress
+    from rea_tui.host.audit import AuditReport as AuditReport
+    from rea_tui.host.audit import Exchange as Exchange
+    from rea_tui.host.audit import Finding as Finding
+    from rea_tui.host.audit import UnknownTarget as UnknownTarget
+    from rea_tui.host.audit import render_audit_markdown as render_audit_markdown
+    from rea_tui.host.audit import render_audit_text as render_audit_text
+    from rea_tui.host.audit import select_targets as select_targets
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog

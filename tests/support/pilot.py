@@ -38,10 +38,9 @@ def make_app(
     timeout: float = 30.0,
 ) -> ReaApp:
     """The app on a fresh session. `transcript`: True for a new one in the sessions folder, None for none."""
-    if offline or transcript is False:
-        path = None  # an offline replay records nothing
-    else:
-        path = new_transcript_path() if transcript is True else transcript
+    # An offline replay records nothing.
+    fresh = new_transcript_path() if transcript is True else transcript
+    path = None if offline or transcript is False else fresh
     session = Session(specs, timeout=timeout, transcript=path)
     return create_app(session, settings=settings or AppSettings(), replay=replay, offline=offline)
 

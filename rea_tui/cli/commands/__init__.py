@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from rea_tui.cli.command import Command
-from rea_tui.cli.commands import call, complete, get, prompts, replay, resources, server, servers, sessions, tools, web
+from rea_tui.cli.commands import (
+    audit,
+    call,
+    complete,
+    get,
+    prompts,
+    replay,
+    resources,
+    server,
+    servers,
+    sessions,
+    tools,
+    web,
+)
 
 COMMANDS: tuple[Command, ...] = (
     servers.COMMAND,
@@ -14,6 +27,7 @@ COMMANDS: tuple[Command, ...] = (
     call.COMMAND,
     resources.RESOURCES,
     resources.READ,
+    audit.COMMAND,
     sessions.SESSIONS,
     sessions.EXPORT,
     replay.COMMAND,
