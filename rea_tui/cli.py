@@ -7,7 +7,7 @@ them, so `rea-tui --help` stays fast.
 
 Exit codes: 0 ok, 1 not run (approval declined) or the tool reported an
 error, 2 usage, 3 server unavailable or exited, 4 protocol error, 5 timeout,
-6 the tool asked a narrowing question.
+6 the tool asked a narrowing question, 8 authorization needed.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ EXIT_UNAVAILABLE = 3
 EXIT_PROTOCOL = 4
 EXIT_TIMEOUT = 5
 EXIT_NARROWING = 6
+EXIT_AUTH = 8
 
 DESCRIPTION = """\
 rea-tui: a terminal MCP host for guided investigations.
@@ -51,11 +52,14 @@ screen; each takes the server options.
 EPILOG = """\
 server options pick what to talk to: --url URL [--header 'K: V'], --stdio 'CMD ARGS'
 (or -- CMD ARGS at the very end), --server NAME from --config PATH, ./.rea-tui.json
-or the user config file (mcpServers / VS Code servers format). With none, the
-bundled reference server runs (`rea-tui server`).
+or the user config file (mcpServers / VS Code servers format), else from other
+clients' configs (`rea-tui servers --discover`). --url with a path ending in /sse
+is the legacy HTTP+SSE transport. With none, the bundled reference server runs.
 
 exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or
-exited, 4 protocol error, 5 timeout, 6 narrowing question.
+exited (HTTP 404: no MCP endpoint; HTTP 5xx), 4 protocol error, 5 timeout,
+6 narrowing question, 8 authorization needed (HTTP 401/403: run
+`rea-tui auth login NAME`).
 
 every TUI session writes a transcript (see `rea-tui sessions`); `export` turns
 one into a report, `replay` walks it again, `web` serves the TUI to a browser.
@@ -120,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
         _server_options(sub, defaults=False)
         return sub
 
-    command("servers", "list the servers and connect to each (protocol, capabilities)").add_argument(
-        "--no-connect", action="store_true", help="only list them"
-    )
+    servers = command("servers", "list the servers and connect to each (protocol, capabilities)")
+    servers.add_argument("--no-connect", action="store_true", help="only list them")
+    servers.add_argument("--discover", action="store_true", help="list the servers other MCP clients are set up with")
     command("prompts", "list the server's prompts and their arguments")
     get = command("get", "render a prompt (prompts/get) as a workflow with steps")
     get.add_argument("prompt")
@@ -161,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     web = command("web", "serve the TUI to a browser on 127.0.0.1 (textual-serve)")
     web.add_argument("--port", type=int, default=8000)
     web.add_argument("--host", default="127.0.0.1", help="loopback only")
+    from rea_tui.cli_auth import add_auth_arguments
+
+    add_auth_arguments(command("auth", "sign in to an HTTP server (OAuth), sign out, or show what is kept"))
     commands.add_parser("server", help="run the bundled REA reference server (see `rea-tui server --help`)")
     return parser
 
@@ -265,8 +272,16 @@ def safe(value: object, limit: int | None = 2_000) -> str:
 
 
 def exit_code_for(error: BaseException) -> int:
-    from rea_tui.host.errors import ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+    from rea_tui.host.errors import (
+        AuthorizationRequired,
+        ProtocolError,
+        RequestTimedOut,
+        ServerExited,
+        ServerUnavailable,
+    )
 
+    if isinstance(error, AuthorizationRequired):
+        return EXIT_AUTH
     if isinstance(error, ServerUnavailable | ServerExited):
         return EXIT_UNAVAILABLE
     if isinstance(error, RequestTimedOut):
@@ -309,6 +324,10 @@ async def with_server(args: argparse.Namespace, specs: list[ServerSpec], body: B
 
 
 async def cmd_servers(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
+    if args.discover:
+        from rea_tui.cli_discover import cmd_discover
+
+        return cmd_discover(args)
     rows: list[dict[str, Any]] = []
 
     async def probe(spec: ServerSpec) -> None:
@@ -565,6 +584,12 @@ async def cmd_read(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
     return await with_server(args, specs, body, catalogs=False)
 
 
+async def cmd_auth(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
+    from rea_tui.cli_auth import cmd_auth as auth_command
+
+    return await auth_command(args, specs)
+
+
 async def cmd_call(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
     from rea_tui.cli_call import call_tool_command
 
@@ -584,4 +609,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[ServerSpec]], Coroutine[A
     "call": cmd_call,
     "resources": cmd_resources,
     "read": cmd_read,
+    "auth": cmd_auth,
 }

@@ -24,9 +24,7 @@ class HostedServer:
         started: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.spec = spec
-        self.connection = Connection(
-            spec, timeout=timeout, connect_timeout=max(timeout, 10.0), memory=memory, started=started
-        )
+        self.connection = Connection(spec, timeout=timeout, connect_timeout=timeout, memory=memory, started=started)
         self.catalogs = ServerCatalogs(self.connection)
         self.completions = CompletionFeed(self.connection)
 

@@ -71,6 +71,10 @@ class TrafficLog:
 
         return unsubscribe
 
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """More values to redact from now on (tokens obtained while connected)."""
+        self._secrets = sorted({*self._secrets, *(s for s in secrets if len(s) >= 4)}, key=len, reverse=True)
+
     def redact(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
