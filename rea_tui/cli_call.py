@@ -205,13 +205,14 @@ async def call_tool_command(args: argparse.Namespace, specs: list[ServerSpec]) -
             return EXIT_NARROWING
         if entry.outcome == "ok":
             return EXIT_OK
-        from rea_tui.cli import EXIT_PROTOCOL, EXIT_TIMEOUT, EXIT_UNAVAILABLE
+        from rea_tui.cli import EXIT_AUTH, EXIT_PROTOCOL, EXIT_TIMEOUT, EXIT_UNAVAILABLE
 
         return {
             "tool_error": EXIT_NOT_RUN,
             "timed_out": EXIT_TIMEOUT,
             "server_exited": EXIT_UNAVAILABLE,
             "unavailable": EXIT_UNAVAILABLE,
+            "authorization_needed": EXIT_AUTH,
         }.get(entry.outcome, EXIT_PROTOCOL)
 
     return await with_server(args, specs, body)

@@ -16,7 +16,15 @@ from rea_tui.host.models import ContentBlock, block_json, block_text
 from rea_tui.host.narrowing import NarrowingQuestion
 
 Outcome = Literal[
-    "running", "ok", "tool_error", "protocol_error", "cancelled", "timed_out", "server_exited", "unavailable"
+    "running",
+    "ok",
+    "tool_error",
+    "protocol_error",
+    "cancelled",
+    "timed_out",
+    "server_exited",
+    "unavailable",
+    "authorization_needed",
 ]
 OUTCOME_LABELS: dict[str, str] = {
     "running": "running",
@@ -27,6 +35,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "timed_out": "timed out",
     "server_exited": "server exited",
     "unavailable": "unavailable",
+    "authorization_needed": "authorization needed",
 }
 
 
