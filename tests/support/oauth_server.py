@@ -129,7 +129,7 @@ def main() -> None:
             client_id=client_id,
             client_secret=secret,
             redirect_uris=None,
-            token_endpoint_auth_method="client_secret_post",
+            token_endpoint_auth_method="client_secret_basic",
             scope=" ".join(scopes),
         )
     server = MCPServer(

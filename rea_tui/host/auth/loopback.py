@@ -79,6 +79,8 @@ class LoopbackRedirect:
         assert self._result is not None
         try:
             params = await asyncio.wait_for(asyncio.shield(self._result), timeout)
+            # The next sign-in on this connection (a step-up) waits for a redirect of its own.
+            self._result = asyncio.get_running_loop().create_future()
         except TimeoutError:
             raise AuthorizationRequired(
                 self._server_name, reason=f"no sign-in arrived within {timeout:g} s (the browser never came back)"

@@ -117,6 +117,8 @@ class _HostPolicy:
         self._traffic = traffic
         self._step_ups = 0
         self._last_status = 0
+        # Why a sign-in failed on this connection: it is not tried again (one browser round per failure).
+        self._failed: str | None = None
 
     # ---------------------------------------------------------------- storage
 
@@ -166,7 +168,8 @@ class _HostPolicy:
                 self._refused(str(stop))
                 outcome = "refused"
             except OAuthFlowError as exc:
-                self._refused(f"sign-in failed: {exc}")
+                self._failed = f"sign-in failed: {exc}"
+                self._refused(self._failed)
                 outcome = "refused"
             finally:
                 await inner.aclose()
@@ -202,6 +205,8 @@ class _HostPolicy:
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
         if self._login is None:
             raise _SignInNeeded("no usable token is held; sign in with `rea-tui auth login`")
+        if self._failed is not None:
+            raise _SignInNeeded(self._failed)
         if self._last_status == 403:
             self._step_ups += 1
             if self._step_ups > MAX_STEP_UPS:
