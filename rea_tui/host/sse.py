@@ -67,7 +67,6 @@ class SseSession:
         self.reconnects = 0
         self.handshake: list[dict[str, Any]] = []
         self._endpoint_ready = anyio.Event()
-        self._replaying: anyio.Event | None = None
 
     # ------------------------------------------------------------ the stream
 
@@ -83,7 +82,10 @@ class SseSession:
                 if self.endpoint is None and not self._endpoint_ready.is_set():
                     raise ServerUnavailable(f"cannot connect to {self.spec.url}: {type(exc).__name__}: {exc}") from None
                 failures += 1
+            if self._endpoint_ready.is_set():
+                self._endpoint_ready = anyio.Event()  # messages wait until the stream is back
             if failures > MAX_RECONNECTS:
+                self._endpoint_ready.set()
                 await to_session.send(ServerUnavailable(f"{self.spec.url}: the event stream is gone"))
                 return
             wait = self.retry_seconds if self.retry_seconds is not None else delay
@@ -124,16 +126,14 @@ class SseSession:
         if (base.scheme, base.netloc) != (new.scheme, new.netloc):
             raise ServerUnavailable(f"{self.spec.url}: the endpoint event names another origin ({new.netloc})")
         previous, self.endpoint = self.endpoint, endpoint
-        self._endpoint_ready.set()
         if previous is not None and previous != endpoint and self.handshake:
             # A new session: say hello again before anything else is sent on it.
-            self._replaying = anyio.Event()
-            try:
-                for message in self.handshake:
-                    await self._post(message)
-            finally:
-                replaying, self._replaying = self._replaying, None
-                replaying.set()
+            for message in self.handshake:
+                await self._post(message)
+        if previous is not None and self.traffic is not None:
+            again = "a new session, handshake sent again" if previous != endpoint else "the same session"
+            self.traffic.record_event("sse/reconnected", f"{self.spec.url}: {again}")
+        self._endpoint_ready.set()
 
     async def _deliver(self, data: str, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         from rea_tui.host.transport import BadServerOutput, parse_message
@@ -157,16 +157,14 @@ class SseSession:
     ) -> None:
         from rea_tui.host.transport import to_wire
 
-        await self._endpoint_ready.wait()
         async with from_session:
             async for message in from_session:
+                await self._endpoint_ready.wait()
                 wire = to_wire(message)
                 if wire.get("method") == "initialize":
                     self.handshake = [{**wire, "id": REINITIALIZE_ID}]
                 elif wire.get("method") == "notifications/initialized":
                     self.handshake = [*self.handshake[:1], wire]
-                if self._replaying is not None:
-                    await self._replaying.wait()
                 await self._send(wire, to_session)
 
     async def _send(self, wire: dict[str, Any], to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:

@@ -223,6 +223,7 @@ def main() -> None:
 
     host, _, port = args.http.rpartition(":")
     sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart on the same port (reconnect tests)
     sock.bind((host, int(port)))
     sock.listen(128)
     bound = sock.getsockname()[1]
