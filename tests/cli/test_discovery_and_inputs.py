@@ -56,7 +56,7 @@ def homes(tmp_path: Path, isolated_user_dirs: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_discovery_reads_every_client_in_precedence_order(homes: tuple[Path, Path, Path]) -> None:
-    home, project, config_dir = homes
+    home, project, _ = homes
     found = discover(home=home, cwd=project)
     assert not found.problems
     rows = [(s.name, s.client, s.scope) for s in found.servers]
