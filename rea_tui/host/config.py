@@ -166,6 +166,8 @@ def spec_from_entry(
         except OAuthSettingsError as exc:
             raise ConfigError(f"server {name!r}: {exc}") from None
         expanded_url = expand(url)
+        if urlsplit(expanded_url).scheme not in ("http", "https"):
+            raise ConfigError(f"server {name!r}: url must start with http:// or https://, not {expanded_url!r}")
         return ServerSpec(
             name=name,
             transport=_http_kind(kind, expanded_url),
