@@ -36,7 +36,9 @@ def populate(home: Path, project: Path, config_dir: Path) -> None:
     write(config_dir / "Claude" / "claude_desktop_config.json", {"mcpServers": {"shared": {"command": "other"}}})
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"cursor-user": {"url": "http://cu/sse"}}})
     write(config_dir / "Code" / "User" / "mcp.json", {"servers": {"vscode-user": {"command": "vs"}}})
-    write(home / ".codeium" / "windsurf" / "mcp_config.json", {"mcpServers": {"windsurf": {"serverUrl": "http://w/mcp"}}})
+    write(
+        home / ".codeium" / "windsurf" / "mcp_config.json", {"mcpServers": {"windsurf": {"serverUrl": "http://w/mcp"}}}
+    )
     write(home / ".gemini" / "settings.json", {"mcpServers": {"gemini-user": {"url": "http://gu/events"}}})
     write(
         home / ".codex" / "config.toml",
