@@ -221,7 +221,9 @@ def run(argv: Sequence[str]) -> int:
         args.pairs = [*args.pairs, *pairs]
     try:
         selection = _selection(args, stdio_tail)
-        specs, _config = resolve_servers(selection)
+        from rea_tui.host.discovery import find_server
+
+        specs, _config = resolve_servers(selection, fallback=find_server)
         if args.command in LOCAL_COMMANDS:
             from rea_tui.cli_session import run_local
 

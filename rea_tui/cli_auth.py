@@ -83,7 +83,7 @@ async def cmd_auth(args: argparse.Namespace, specs: list[ServerSpec]) -> int:
 
 
 async def _login(args: argparse.Namespace, spec: ServerSpec) -> int:
-    from rea_tui.host.auth import login
+    from rea_tui.host.auth.signin import login
     from rea_tui.host.errors import HostError
 
     async def show(url: str) -> None:

@@ -292,15 +292,19 @@ class ServerSelection:
     protocol: ProtocolChoice | None = None
 
 
+# Finds a server by name elsewhere (other clients' configs): its spec and the file it came from.
+ServerFallback = Callable[[str, "InputResolver | None"], "tuple[ServerSpec, Path] | None"]
+
+
 def resolve_servers(
-    selection: ServerSelection, resolver: InputResolver | None = None
+    selection: ServerSelection, resolver: InputResolver | None = None, fallback: ServerFallback | None = None
 ) -> tuple[list[ServerSpec], Path | None]:
     """The servers to connect to, and the config file they came from (if any).
 
     An explicit `--url` or `--stdio` wins; `--server NAME` picks from the
     config, and when the rea-tui config has no such server (and no `--config`
-    was given), from the other clients' configs (`rea_tui.host.discovery`, in
-    its precedence order); otherwise every configured server; with nothing
+    was given), from `fallback` (the CLI passes `rea_tui.host.discovery.find_server`:
+    the other clients' configs, in its precedence order); otherwise every configured server; with nothing
     configured, the bundled reference server. `${input:NAME}` values are asked
     for through `resolver` (else on the terminal).
     """
@@ -325,16 +329,13 @@ def resolve_servers(
             assert path is not None
             specs = load_config(path, None, resolver, only=selection.server)
         else:
-            from rea_tui.host.discovery import discover
-
-            found = None if selection.config else discover().find(selection.server)
+            found = None if selection.config or fallback is None else fallback(selection.server, resolver)
             if found is None:
                 known = ", ".join(names) or "none"
                 where = str(path) if path else "no config file found"
                 also = "" if selection.config else "; nor in other clients' configs (see `rea-tui servers --discover`)"
                 raise ConfigError(f"no server named {selection.server!r} ({where}; configured: {known}{also})")
-            specs = [found.spec(resolver)]
-            path = found.source
+            specs, path = [found[0]], found[1]
     else:
         specs = load_config(path, None, resolver) if path else []
     if not specs:

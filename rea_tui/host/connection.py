@@ -39,6 +39,7 @@ from rea_tui.host.events import (
     LogMessageReceived,
 )
 from rea_tui.host.http_status import HttpStatusLog
+from rea_tui.host.http_transport import http_transport
 from rea_tui.host.interaction import (
     ElicitationHandler,
     ElicitationRequest,
@@ -48,7 +49,7 @@ from rea_tui.host.interaction import (
 )
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.traffic import TrafficLog
-from rea_tui.host.transport import StderrBuffer, StdioProcess, http_transport
+from rea_tui.host.transport import StderrBuffer, StdioProcess
 
 if TYPE_CHECKING:
     import mcp_types as types

@@ -198,3 +198,9 @@ def discover(home: Path | None = None, cwd: Path | None = None, environ: Mapping
                 continue
             servers.append(DiscoveredServer(str(name), client, path, scope, entry, inputs))
     return Discovery(servers, problems, searched)
+
+
+def find_server(name: str, resolver: InputResolver | None = None) -> tuple[ServerSpec, Path] | None:
+    """`--server NAME` outside the rea-tui config: the first discovered entry of that name, and its file."""
+    found = discover().find(name)
+    return None if found is None else (found.spec(resolver), found.source)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rea_tui.host.auth import auth_status, login, logout, needs_authorization
+from rea_tui.host.auth import auth_status, logout
+from rea_tui.host.auth.signin import login, needs_authorization
 from rea_tui.host.auth.store import TokenStore, auth_dir
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.connection import Connection

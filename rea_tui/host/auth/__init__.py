@@ -5,13 +5,19 @@ The host API the CLI (`rea-tui auth ...`) and the TUI use:
 - A connection to a server that asks for authorization raises
   `AuthorizationRequired` (from `Connection.start` or any request) when no
   usable token is held; stored tokens are sent and refreshed on their own.
-- `await login(spec, on_url=...)` signs in: it opens the authorization URL
+- `await signin.login(spec, on_url=...)` signs in: it opens the authorization URL
   with `webbrowser` (honouring `$BROWSER`; `on_url` is awaited with it first,
   so a UI can show it), waits for the redirect on a loopback listener at
   127.0.0.1 and keeps the tokens. A connection may also sign in by itself
   when given a `Login` (`Connection.login = Login(...)`).
-- `auth_status(spec)`, `logout(spec)`, and `await needs_authorization(spec)`
+- `auth_status(spec)`, `logout(spec)`, and `await signin.needs_authorization(spec)`
   (None, or the `AuthorizationRequired` the server answers with).
+
+Modules: `settings` (the config entry's options), `store` (keyring or 0600
+files), `loopback` (the redirect listener), `provider` (the SDK's providers
+with rea-tui's policies), `http` (`HttpAuth`, what a connection's httpx client
+gets), `signin` (`login`, `needs_authorization`; it opens connections, so it
+is imported from here, not by the transports).
 
 Tokens live in the system keyring or a 0600 file (`store.py`). A server entry
 with an `Authorization` header of its own is left to that header.
@@ -21,33 +27,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rea_tui.host.auth.settings import OAuthSettings, OAuthSettingsError
 from rea_tui.host.auth.store import ServerTokenStorage, TokenStore
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import AuthorizationRequired
 
-if TYPE_CHECKING:
-    import httpx2
-
-    from rea_tui.host.auth.loopback import LoopbackRedirect
-    from rea_tui.host.auth.provider import Login, UrlHandler
-    from rea_tui.host.http_status import HttpStatusLog
-    from rea_tui.host.traffic import TrafficLog
-
 __all__ = [
     "AuthStatus",
     "AuthorizationRequired",
-    "HttpAuth",
-    "LoginResult",
     "OAuthSettings",
     "OAuthSettingsError",
     "auth_status",
-    "login",
     "logout",
-    "needs_authorization",
     "uses_oauth",
 ]
 
@@ -63,78 +56,6 @@ def settings_for(spec: ServerSpec) -> OAuthSettings:
 
 def storage_for(spec: ServerSpec, store: TokenStore | None = None) -> ServerTokenStorage:
     return ServerTokenStorage(store or TokenStore(), spec.url)
-
-
-class HttpAuth:
-    """`async with HttpAuth(spec, ...) as auth:` the httpx auth for one connection (None when OAuth is not used).
-
-    With a `login`, a loopback listener runs for the life of the connection so it can sign in.
-    """
-
-    def __init__(
-        self,
-        spec: ServerSpec,
-        *,
-        login: Login | None = None,
-        status: HttpStatusLog | None = None,
-        traffic: TrafficLog | None = None,
-        store: TokenStore | None = None,
-    ) -> None:
-        self._spec = spec
-        self._login = login
-        self._status = status
-        self._traffic = traffic
-        self._store = store
-        self._redirect: LoopbackRedirect | None = None
-
-    async def __aenter__(self) -> httpx2.Auth | None:
-        if not uses_oauth(self._spec):
-            return None
-        from rea_tui.host.auth.provider import HostClientCredentialsProvider, HostOAuthProvider
-
-        spec = self._spec
-        settings = settings_for(spec)
-        storage = storage_for(spec, self._store)
-        if settings.grant_type == "client_credentials":
-            return HostClientCredentialsProvider(
-                spec.name, spec.url, settings, storage, status=self._status, traffic=self._traffic
-            )
-        if self._login is not None:
-            from rea_tui.host.auth.loopback import LoopbackRedirect
-
-            self._redirect = LoopbackRedirect(spec.name, _callback_port(settings, storage))
-            await self._redirect.__aenter__()
-        return HostOAuthProvider(
-            spec.name,
-            spec.url,
-            settings,
-            storage,
-            login=self._login,
-            redirect=self._redirect,
-            status=self._status,
-            traffic=self._traffic,
-        )
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._redirect is not None:
-            await self._redirect.__aexit__(exc_type, exc, tb)
-            self._redirect = None
-
-
-def _callback_port(settings: OAuthSettings, storage: ServerTokenStorage) -> int:
-    """The configured port, else the one the stored registration names (so it stays valid), else any."""
-    if settings.callback_port:
-        return settings.callback_port
-    from urllib.parse import urlsplit
-
-    info = storage.record().client_info or {}
-    for uri in info.get("redirect_uris") or []:
-        parts = urlsplit(str(uri))
-        if parts.hostname == "127.0.0.1" and parts.port:
-            return parts.port
-    return 0
 
 
 @dataclass(frozen=True)
@@ -198,58 +119,3 @@ def auth_status(spec: ServerSpec, store: TokenStore | None = None) -> AuthStatus
 def logout(spec: ServerSpec, store: TokenStore | None = None) -> bool:
     """Forget the server's tokens and client registration; True if anything was kept."""
     return (store or TokenStore()).delete(spec.url)
-
-
-@dataclass(frozen=True)
-class LoginResult:
-    """How a `login` went: `authorizations` browser sign-ins happened (0: the server asked for none)."""
-
-    authorizations: int
-    browser_opened: bool | None
-    status: AuthStatus
-
-
-async def login(
-    spec: ServerSpec,
-    *,
-    on_url: UrlHandler | None = None,
-    open_browser: bool = True,
-    timeout: float = 300.0,
-    connect_timeout: float = 30.0,
-    store: TokenStore | None = None,
-) -> LoginResult:
-    """Sign in to `spec` (again): drop its tokens (the client registration is kept), connect, let it ask.
-
-    Raises `AuthorizationRequired` when the sign-in fails (refused, timed out, a
-    server that does not match its metadata), and the usual connection errors.
-    """
-    from rea_tui.host.auth.provider import Login
-    from rea_tui.host.connection import Connection
-
-    if not uses_oauth(spec):
-        reason = "its config sends an Authorization header, so rea-tui does not sign in"
-        raise AuthorizationRequired(spec.name, reason=reason)
-    storage = storage_for(spec, store)
-    storage.update(tokens=None, expires_at=None)
-    connection = Connection(spec, timeout=connect_timeout, connect_timeout=connect_timeout + timeout)
-    attempt = Login(on_url=on_url, open_browser=open_browser, timeout=timeout)
-    connection.login = attempt
-    try:
-        await connection.start()
-    finally:
-        await connection.close()
-    return LoginResult(attempt.authorizations, attempt.browser_opened, auth_status(spec, store))
-
-
-async def needs_authorization(spec: ServerSpec, *, timeout: float = 30.0) -> AuthorizationRequired | None:
-    """Connect without signing in: the `AuthorizationRequired` the server answers with, or None."""
-    from rea_tui.host.connection import Connection
-
-    connection = Connection(spec, timeout=timeout, connect_timeout=timeout)
-    try:
-        await connection.start()
-    except AuthorizationRequired as exc:
-        return exc
-    finally:
-        await connection.close()
-    return None
