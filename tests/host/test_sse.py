@@ -85,3 +85,34 @@ async def test_reconnects_after_the_server_restarts() -> None:
         await connection.close()
         server.terminate()
         server.wait(timeout=10)
+
+
+async def test_reconnects_with_last_event_id_to_the_same_session() -> None:
+    import json
+    import urllib.request
+
+    from tests.conftest import start_http_server
+
+    process, url = start_http_server(["-m", "tests.support.resumable_sse_server"], r"listening on (http://\S+)")
+    [spec], _ = resolve_servers(ServerSelection(url=url, protocol="legacy"))
+    connection = Connection(spec, timeout=10, connect_timeout=10)
+    try:
+        await connection.start()
+        for _ in range(3):  # the server drops its stream after every tools/list reply
+            listed = await connection.request("tools/list")
+            assert [t["name"] for t in listed["tools"]] == ["noop"]
+        for _ in range(50):
+            with urllib.request.urlopen(url.replace("/sse", "/seen")) as response:
+                seen = json.loads(response.read())
+            if len(seen) >= 2:
+                break
+            await asyncio.sleep(0.1)
+        assert seen[:2] == ["2", "3"]  # the id of the last event each stream carried
+        reconnected = [e.payload for e in connection.traffic.entries() if e.method == "sse/reconnected"]
+        assert reconnected and all("the same session" in p for p in reconnected)
+        reconnects = [e.payload for e in connection.traffic.entries() if e.method == "sse/reconnect"]
+        assert "after 0.2 s (Last-Event-ID 2)" in reconnects[0]
+    finally:
+        await connection.close()
+        process.terminate()
+        process.wait(timeout=10)
