@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 import warnings
 import webbrowser
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -331,7 +330,3 @@ class HostClientCredentialsProvider(_HostPolicy, ClientCredentialsOAuthProvider)
                 issuer=settings.issuer,
             )
         self._setup_policy(server, storage, None, status, traffic)
-
-
-def token_expired(expires_at: float | None) -> bool:
-    return expires_at is not None and time.time() > expires_at
