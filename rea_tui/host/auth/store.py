@@ -17,13 +17,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 KEYRING_SERVICE = "rea-tui"
-Where = Literal["keyring", "file"]
 
 
 def auth_dir() -> Path:
@@ -78,10 +77,6 @@ class TokenStore:
     def __init__(self, folder: Path | None = None, *, use_keyring: bool = True) -> None:
         self.folder = folder or auth_dir()
         self._keyring = _usable_keyring() if use_keyring else None
-
-    @property
-    def where(self) -> Where:
-        return "keyring" if self._keyring is not None else "file"
 
     def describe(self) -> str:
         if self._keyring is not None:
