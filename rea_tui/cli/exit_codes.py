@@ -16,19 +16,24 @@ class ExitCode(IntEnum):
     TIMEOUT = 5
     NARROWING = 6  # the tool asked a progressive-narrowing question
     AUDIT_FINDINGS = 7  # `audit` found an error-severity finding
+    AUTH_NEEDED = 8  # HTTP 401/403 and no usable token: `rea-tui auth login NAME`
     INTERRUPTED = 130  # ctrl+c, as shells report SIGINT
 
 
 EXIT_CODES_HELP = (
-    "exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or exited,\n"
-    "4 protocol error, 5 timeout, 6 narrowing question, 7 audit found an error, 130 interrupted."
+    "exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or exited\n"
+    "(HTTP 404: no MCP endpoint; HTTP 5xx), 4 protocol error, 5 timeout, 6 narrowing question,\n"
+    "7 audit found an error, 8 authorization needed (HTTP 401/403: run `rea-tui auth login NAME`),\n"
+    "130 interrupted."
 )
 
 
 def exit_code_for(error: BaseException) -> ExitCode:
     """The exit code for a host error (anything else is a usage problem)."""
-    from rea_tui.host import ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+    from rea_tui.host import AuthorizationRequired, ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
 
+    if isinstance(error, AuthorizationRequired):
+        return ExitCode.AUTH_NEEDED
     if isinstance(error, ServerUnavailable | ServerExited):
         return ExitCode.UNAVAILABLE
     if isinstance(error, RequestTimedOut):

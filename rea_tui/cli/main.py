@@ -10,7 +10,7 @@ from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 from rea_tui.cli.parser import build_parser
-from rea_tui.host import ConfigError, ServerSelection, resolve_servers, split_stdio_command
+from rea_tui.host import ConfigError, ServerSelection, find_server, resolve_servers, split_stdio_command
 
 
 def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSelection:
@@ -52,7 +52,7 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         args.pairs = [*args.pairs, *pairs]
     try:
         selection = selection_from(args, stdio_tail)
-        specs, _config = resolve_servers(selection)
+        specs, _config = resolve_servers(selection, fallback=find_server)
         if args.command is None:
             from rea_tui.ui.launch import run_tui
 

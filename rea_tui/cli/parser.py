@@ -22,8 +22,9 @@ screen; each takes the server options.
 EPILOG = f"""\
 server options pick what to talk to: --url URL [--header 'K: V'], --stdio 'CMD ARGS'
 (or -- CMD ARGS at the very end), --server NAME from --config PATH, ./.rea-tui.json
-or the user config file (mcpServers / VS Code servers format). With none, the
-bundled reference server runs (`rea-tui server`).
+or the user config file (mcpServers / VS Code servers format), else from other
+clients' configs (`rea-tui servers --discover`). --url with a path ending in /sse
+is the legacy HTTP+SSE transport. With none, the bundled reference server runs.
 
 {EXIT_CODES_HELP}
 

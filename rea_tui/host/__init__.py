@@ -128,6 +128,15 @@ _EXPORTS: dict[str, str] = {
     "render_audit_markdown": "audit",
     "render_audit_text": "audit",
     "select_targets": "audit",
+    # authorization (OAuth) and other clients' configs
+    "AuthorizationRequired": "errors",
+    "HttpStatusError": "errors",
+    "auth_status": "auth",
+    "logout": "auth",
+    "login": "auth.signin",
+    "needs_authorization": "auth.signin",
+    "discover": "discovery",
+    "find_server": "discovery",
     # also needed by the UI and the CLI
     "Connection": "connection",
     "DEFAULT_LIMIT": "safe_text",
@@ -169,6 +178,10 @@ if TYPE_CHECKING:
     from rea_tui.host.audit import render_audit_markdown as render_audit_markdown
     from rea_tui.host.audit import render_audit_text as render_audit_text
     from rea_tui.host.audit import select_targets as select_targets
+    from rea_tui.host.auth import auth_status as auth_status
+    from rea_tui.host.auth import logout as logout
+    from rea_tui.host.auth.signin import login as login
+    from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
@@ -184,10 +197,14 @@ if TYPE_CHECKING:
     from rea_tui.host.config import resolve_servers as resolve_servers
     from rea_tui.host.config import split_stdio_command as split_stdio_command
     from rea_tui.host.connection import Connection as Connection
+    from rea_tui.host.discovery import discover as discover
+    from rea_tui.host.discovery import find_server as find_server
     from rea_tui.host.egress import EgressViolation as EgressViolation
     from rea_tui.host.egress import guard as guard
+    from rea_tui.host.errors import AuthorizationRequired as AuthorizationRequired
     from rea_tui.host.errors import FieldDiagnostic as FieldDiagnostic
     from rea_tui.host.errors import HostError as HostError
+    from rea_tui.host.errors import HttpStatusError as HttpStatusError
     from rea_tui.host.errors import ProtocolError as ProtocolError
     from rea_tui.host.errors import RequestTimedOut as RequestTimedOut
     from rea_tui.host.errors import ServerExited as ServerExited

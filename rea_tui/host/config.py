@@ -15,12 +15,17 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
-Transport = Literal["stdio", "http"]
+if TYPE_CHECKING:
+    from rea_tui.host.inputs import InputAnswers as Inputs
+    from rea_tui.host.inputs import InputResolver
+
+Transport = Literal["stdio", "http", "sse"]
 ProtocolChoice = Literal["auto", "legacy", "2026-07-28"]
 PROTOCOL_CHOICES: tuple[ProtocolChoice, ...] = ("auto", "legacy", "2026-07-28")
 
@@ -28,6 +33,7 @@ DEFAULT_SERVER_NAME = "rea (bundled)"
 LOCAL_CONFIG_NAME = ".rea-tui.json"
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+_INPUT = re.compile(r"\$\{input:([A-Za-z0-9_.-]+)\}")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|AUTH|CRED|SESSION|COOKIE", re.IGNORECASE)
 
 
@@ -49,17 +55,20 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     protocol: ProtocolChoice = "auto"
     bundled: bool = False
+    # OAuth options of the entry (camelCase keys, see rea_tui.host.auth.settings) and values asked for.
+    oauth: Mapping[str, str] = field(default_factory=dict)
+    asked: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:
         """A stable identity for remembering what this server spoke (no secrets in it)."""
-        if self.transport == "http":
-            return f"http {self.url}"
+        if self.transport != "stdio":
+            return f"{self.transport} {self.url}"
         return "stdio " + shlex.join([self.command, *self.args])
 
     def display_target(self) -> str:
         """Where the server is, for people (no header or env values)."""
-        return self.url if self.transport == "http" else shlex.join([self.command, *self.args])
+        return self.url if self.transport != "stdio" else shlex.join([self.command, *self.args])
 
     def secret_values(self) -> list[str]:
         """Values that must never be shown or logged: secret-looking env values and all header values."""
@@ -67,6 +76,8 @@ class ServerSpec:
         values += [v for v in self.headers.values() if len(v) >= 4]
         # Also the credential part of "Bearer xyz" style headers on its own.
         values += [v.split(" ", 1)[1] for v in self.headers.values() if " " in v and len(v.split(" ", 1)[1]) >= 4]
+        values += [v for k, v in self.oauth.items() if k == "clientSecret" and len(v) >= 4]
+        values += [v for v in self.asked if len(v) >= 4]
         return sorted(set(values), key=len, reverse=True)
 
 
@@ -81,9 +92,13 @@ def bundled_server_spec(extra_args: tuple[str, ...] = ()) -> ServerSpec:
     )
 
 
-def expand_variables(value: str, environ: Mapping[str, str] | None = None) -> str:
-    """Expand `${VAR}` and `${env:VAR}`; an unset variable is a ConfigError."""
+def expand_variables(
+    value: str, environ: Mapping[str, str] | None = None, inputs: Inputs | None = None, server: str = ""
+) -> str:
+    """Expand `${VAR}`, `${env:VAR}` and `${input:NAME}`; an unset variable or an unanswered input is a ConfigError."""
     env = os.environ if environ is None else environ
+    if "${input:" in value:
+        value = _INPUT.sub(lambda m: _ask(inputs, m.group(1), server), value)
 
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -94,15 +109,36 @@ def expand_variables(value: str, environ: Mapping[str, str] | None = None) -> st
     return _VARIABLE.sub(replace, value)
 
 
-def _string_map(raw: Any, what: str, environ: Mapping[str, str] | None) -> dict[str, str]:
+def _ask(inputs: Inputs | None, name: str, server: str) -> str:
+    from rea_tui.host.inputs import InputAnswers, InputUnavailable
+
+    answers = inputs if inputs is not None else InputAnswers({})
+    try:
+        return answers.value(name, server)
+    except InputUnavailable as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _string_map(raw: Any, what: str, expand: Callable[[str], str]) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{what} must be an object of strings")
-    return {str(k): expand_variables(str(v), environ) for k, v in raw.items()}
+    return {str(k): expand(str(v)) for k, v in raw.items()}
 
 
-def spec_from_entry(name: str, entry: Any, environ: Mapping[str, str] | None = None) -> ServerSpec:
+def _http_kind(kind: Any, url: str) -> Transport:
+    """`sse` for `type: sse` or a URL whose path ends in /sse, else streamable `http`."""
+    if kind == "sse":
+        return "sse"
+    if kind is None and urlsplit(url).path.rstrip("/").endswith("/sse"):
+        return "sse"
+    return "http"
+
+
+def spec_from_entry(
+    name: str, entry: Any, environ: Mapping[str, str] | None = None, inputs: Inputs | None = None
+) -> ServerSpec:
     """Build a ServerSpec from one config entry of either dialect."""
     if not isinstance(entry, dict):
         raise ConfigError(f"server {name!r}: entry must be an object")
@@ -110,19 +146,39 @@ def spec_from_entry(name: str, entry: Any, environ: Mapping[str, str] | None = N
     protocol = entry.get("protocol", "auto")
     if protocol not in PROTOCOL_CHOICES:
         raise ConfigError(f"server {name!r}: protocol must be one of {', '.join(PROTOCOL_CHOICES)}")
-    if kind in ("http", "streamable-http", "streamableHttp") or (kind is None and "url" in entry):
+    used: dict[str, str] = {}
+
+    def expand(value: str) -> str:
+        expanded = expand_variables(value, environ, inputs, name)
+        for match in _INPUT.finditer(value):
+            used[match.group(1)] = inputs.values.get(match.group(1), "") if inputs is not None else ""
+        return expanded
+
+    if kind in ("http", "streamable-http", "streamableHttp", "sse") or (kind is None and "url" in entry):
         url = entry.get("url")
         if not isinstance(url, str) or not url:
             raise ConfigError(f"server {name!r}: an http server needs a url")
+        from rea_tui.host.auth.settings import OAuthSettings, OAuthSettingsError, oauth_entry
+
+        try:
+            oauth = {k: expand(v) for k, v in oauth_entry(entry).items()}
+            OAuthSettings.from_mapping(oauth)
+        except OAuthSettingsError as exc:
+            raise ConfigError(f"server {name!r}: {exc}") from None
+        expanded_url = expand(url)
+        if urlsplit(expanded_url).scheme not in ("http", "https"):
+            raise ConfigError(f"server {name!r}: url must start with http:// or https://, not {expanded_url!r}")
         return ServerSpec(
             name=name,
-            transport="http",
-            url=expand_variables(url, environ),
-            headers=_string_map(entry.get("headers"), f"server {name!r}: headers", environ),
+            transport=_http_kind(kind, expanded_url),
+            url=expanded_url,
+            headers=_string_map(entry.get("headers"), f"server {name!r}: headers", expand),
             protocol=protocol,
+            oauth=oauth,
+            asked=tuple(used.values()),
         )
     if kind not in (None, "stdio"):
-        raise ConfigError(f"server {name!r}: unsupported type {kind!r} (use stdio or http)")
+        raise ConfigError(f"server {name!r}: unsupported type {kind!r} (use stdio, http or sse)")
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         raise ConfigError(f"server {name!r}: a stdio server needs a command")
@@ -133,24 +189,46 @@ def spec_from_entry(name: str, entry: Any, environ: Mapping[str, str] | None = N
     return ServerSpec(
         name=name,
         transport="stdio",
-        command=expand_variables(command, environ),
-        args=tuple(expand_variables(str(a), environ) for a in args),
-        env=_string_map(entry.get("env"), f"server {name!r}: env", environ),
-        cwd=expand_variables(cwd, environ) if isinstance(cwd, str) else None,
+        command=expand(command),
+        args=tuple(expand(str(a)) for a in args),
+        env=_string_map(entry.get("env"), f"server {name!r}: env", expand),
+        cwd=expand(cwd) if isinstance(cwd, str) else None,
         protocol=protocol,
+        asked=tuple(used.values()),
     )
 
 
-def parse_config(data: Any, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
-    """All servers in a parsed config document, in file order."""
+def config_section(data: Any) -> dict[str, Any]:
+    """The `mcpServers` (or VS Code `servers`) object of a parsed config document."""
     if not isinstance(data, dict):
         raise ConfigError("the config must be a JSON object")
     section = data.get("mcpServers", data.get("servers"))
     if section is None:
-        return []
+        return {}
     if not isinstance(section, dict):
         raise ConfigError("mcpServers/servers must be an object keyed by server name")
-    return [spec_from_entry(str(name), entry, environ) for name, entry in section.items()]
+    return section
+
+
+def parse_config(
+    data: Any,
+    environ: Mapping[str, str] | None = None,
+    resolver: InputResolver | None = None,
+    only: str | None = None,
+) -> list[ServerSpec]:
+    """The servers in a parsed config document, in file order (only the one named `only`, if given).
+
+    `${input:NAME}` values are asked for through `resolver` (else on the terminal), each once.
+    """
+    from rea_tui.host.inputs import InputAnswers, declared_inputs
+
+    section = config_section(data)
+    inputs = InputAnswers(declared_inputs(data), resolver)
+    return [
+        spec_from_entry(str(name), entry, environ, inputs)
+        for name, entry in section.items()
+        if only is None or str(name) == only
+    ]
 
 
 def user_config_path() -> Path:
@@ -172,15 +250,24 @@ def find_config(explicit: str | None) -> Path | None:
     return None
 
 
-def load_config(path: Path, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
+def read_config(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def load_config(
+    path: Path,
+    environ: Mapping[str, str] | None = None,
+    resolver: InputResolver | None = None,
+    only: str | None = None,
+) -> list[ServerSpec]:
+    data = read_config(path)
     try:
-        return parse_config(data, environ)
+        return parse_config(data, environ, resolver, only)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
 
@@ -205,19 +292,29 @@ class ServerSelection:
     protocol: ProtocolChoice | None = None
 
 
-def resolve_servers(selection: ServerSelection) -> tuple[list[ServerSpec], Path | None]:
+# Finds a server by name elsewhere (other clients' configs): its spec and the file it came from.
+ServerFallback = Callable[[str, "InputResolver | None"], "tuple[ServerSpec, Path] | None"]
+
+
+def resolve_servers(
+    selection: ServerSelection, resolver: InputResolver | None = None, fallback: ServerFallback | None = None
+) -> tuple[list[ServerSpec], Path | None]:
     """The servers to connect to, and the config file they came from (if any).
 
     An explicit `--url` or `--stdio` wins; `--server NAME` picks from the
-    config; otherwise every configured server; with nothing configured, the
-    bundled reference server.
+    config, and when the rea-tui config has no such server (and no `--config`
+    was given), from `fallback` (the CLI passes `rea_tui.host.discovery.find_server`:
+    the other clients' configs, in its precedence order); otherwise every configured server; with nothing
+    configured, the bundled reference server. `${input:NAME}` values are asked
+    for through `resolver` (else on the terminal).
     """
     if selection.url and selection.stdio:
         raise ConfigError("give either --url or --stdio, not both")
     override: dict[str, Any] = {"protocol": selection.protocol} if selection.protocol else {}
     if selection.url:
         headers = dict(parse_header(h) for h in selection.headers)
-        return [ServerSpec(name=selection.url, transport="http", url=selection.url, headers=headers, **override)], None
+        kind = _http_kind(None, selection.url)
+        return [ServerSpec(name=selection.url, transport=kind, url=selection.url, headers=headers, **override)], None
     if selection.headers:
         raise ConfigError("--header needs --url")
     if selection.stdio:
@@ -225,14 +322,22 @@ def resolve_servers(selection: ServerSelection) -> tuple[list[ServerSpec], Path 
         name = Path(command).name + (" " + " ".join(args) if args else "")
         return [ServerSpec(name=name, transport="stdio", command=command, args=tuple(args), **override)], None
     path = find_config(selection.config)
-    specs = load_config(path) if path else []
     if selection.server:
-        chosen = [s for s in specs if s.name == selection.server]
-        if not chosen:
-            known = ", ".join(s.name for s in specs) or "none"
-            where = str(path) if path else "no config file found"
-            raise ConfigError(f"no server named {selection.server!r} ({where}; configured: {known})")
-        specs = chosen
+        data = read_config(path) if path else {}
+        names = [str(n) for n in config_section(data)] if path else []
+        if selection.server in names:
+            assert path is not None
+            specs = load_config(path, None, resolver, only=selection.server)
+        else:
+            found = None if selection.config or fallback is None else fallback(selection.server, resolver)
+            if found is None:
+                known = ", ".join(names) or "none"
+                where = str(path) if path else "no config file found"
+                also = "" if selection.config else "; nor in other clients' configs (see `rea-tui servers --discover`)"
+                raise ConfigError(f"no server named {selection.server!r} ({where}; configured: {known}{also})")
+            specs, path = [found[0]], found[1]
+    else:
+        specs = load_config(path, None, resolver) if path else []
     if not specs:
         specs = [bundled_server_spec()]
     if override:

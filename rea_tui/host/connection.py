@@ -38,6 +38,8 @@ from rea_tui.host.events import (
     ListKind,
     LogMessageReceived,
 )
+from rea_tui.host.http_status import HttpStatusLog
+from rea_tui.host.http_transport import http_transport
 from rea_tui.host.interaction import (
     ElicitationHandler,
     ElicitationRequest,
@@ -48,13 +50,15 @@ from rea_tui.host.interaction import (
 from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.traffic import TrafficLog
-from rea_tui.host.transport import StderrBuffer, StdioProcess, http_transport
+from rea_tui.host.transport import StderrBuffer, StdioProcess
 
 if TYPE_CHECKING:
     import mcp_types as types
     from mcp import Client
     from mcp.client.session import ClientRequestContext
     from mcp.shared.exceptions import MCPError
+
+    from rea_tui.host.auth.provider import Login
 
 # The SDK logs protocol faults through `logging`; in a TUI nothing may reach
 # the terminal, and the traffic log already shows what happened.
@@ -112,6 +116,11 @@ class Connection:
         self.server_title: str | None = None
         self.instructions = ""
         self.capabilities: dict[str, Any] = {}
+        # What the HTTP layer refused (401, 404, 5xx), to report it as HTTP rather than as JSON-RPC.
+        self.http_status = HttpStatusLog(spec.url)
+        # Permission to sign in (OAuth) when the server asks; without it, `AuthorizationRequired` is raised.
+        self.login: Login | None = None
+        self._connect_mark = 0
         self.elicitation_handler: ElicitationHandler | None = None
         self.sampling_handler: SamplingHandler | None = None
         self.listeners: Listeners[HostEvent] = Listeners()
@@ -169,9 +178,20 @@ class Connection:
                 raise
             # The server changed generation since last time: probe again.
             await self._start("auto")
+        if self.spec.protocol == MODERN_VERSION and not self.modern:
+            spoke = self.protocol_version
+            await self.close()
+            error = ProtocolError(
+                -32022,  # UNSUPPORTED_PROTOCOL_VERSION
+                f"{self.name} cannot speak protocol {MODERN_VERSION} (it answered the legacy handshake with "
+                f"{spoke}); connect with --protocol auto or legacy",
+            )
+            self._fail(error)
+            raise error
 
     async def _start(self, mode: str) -> None:
         self.state = "connecting"
+        self._connect_mark = self.http_status.mark()
         self._closing = False
         self._stop = asyncio.Event()
         self._process = None
@@ -225,7 +245,9 @@ class Connection:
         import mcp_types as types
         from mcp import Client
 
-        transport: Any = self._process if self._process is not None else http_transport(self.spec, self.traffic)
+        transport: Any = self._process or http_transport(
+            self.spec, self.traffic, status=self.http_status, login=self.login
+        )
         client = Client(
             transport,
             mode=mode,
@@ -291,7 +313,8 @@ class Connection:
                     self.stderr.tail(),
                 )
         if isinstance(exc, MCPError):
-            return ProtocolError.from_error(exc.code, exc.error.message, exc.error.data)
+            http = self.http_status.error_for(self.name, exc.code, exc.error.message, self._connect_mark)
+            return http or ProtocolError.from_error(exc.code, exc.error.message, exc.error.data)
         if isinstance(exc, asyncio.CancelledError):
             return ServerUnavailable(f"connecting to {self.name} was cancelled")
         return ServerUnavailable(f"cannot connect to {self.spec.display_target()}: {type(exc).__name__}: {exc}")
@@ -439,10 +462,12 @@ class Connection:
         if on_progress is not None:
             opts["on_progress"] = on_progress
         started = time.monotonic()
+        mark = self.http_status.mark()
         try:
             raw = await session._dispatcher.send_raw_request(method, data.get("params") or None, opts)
         except MCPError as exc:
-            raise await self._request_error(method, exc, limit, time.monotonic() - started) from None
+            http = self.http_status.error_for(self.name, exc.code, exc.error.message, mark, method)
+            raise (http or await self._request_error(method, exc, limit, time.monotonic() - started)) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             raise ServerUnavailable(f"{self.name}: connection failed ({type(exc).__name__})") from None
         except Exception as exc:

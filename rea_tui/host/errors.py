@@ -108,3 +108,41 @@ def field_diagnostics(data: Any) -> list[FieldDiagnostic]:
             continue
         found.append(FieldDiagnostic(field=sanitize_line(name, 200), message=sanitize_line(text, 1_000)))
     return found
+
+
+class AuthorizationRequired(HostError):
+    """The server asks for OAuth authorization (HTTP 401, or 403 for more scope) and no usable token is held.
+
+    `server` is the server's name, `status` the HTTP status that asked, `scope` the scope the
+    server's `WWW-Authenticate` challenge named (if any), and `reason` what stopped rea-tui
+    from answering it by itself. Sign in with `rea_tui.host.auth.login` (`rea-tui auth login`).
+    """
+
+    def __init__(self, server: str, *, status: int = 401, scope: str | None = None, reason: str = "") -> None:
+        what = "more scope" if status == 403 else "authorization"
+        text = f"{server}: authorization needed (the server answered HTTP {status}, asking for {what}"
+        text += f": {scope})" if scope else ")"
+        if reason:
+            text += f"; {reason}"
+        super().__init__(text)
+        self.server = server
+        self.status = status
+        self.scope = scope
+        self.reason = reason
+
+
+class HttpStatusError(ServerUnavailable):
+    """The server's HTTP endpoint answered with an error status and no JSON-RPC reply."""
+
+    def __init__(self, url: str, status: int, reason: str = "") -> None:
+        if status == 404:
+            text = f"no MCP endpoint at {url} (HTTP 404)"
+        elif status >= 500:
+            text = f"server error at {url}: HTTP {status}"
+        else:
+            text = f"{url} answered HTTP {status}"
+        if reason:
+            text += f" {sanitize_line(reason, 200)}"
+        super().__init__(text)
+        self.url = url
+        self.status = status

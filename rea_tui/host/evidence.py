@@ -17,7 +17,15 @@ from rea_tui.host.narrowing import NarrowingQuestion
 from rea_tui.host.observers import Listeners, Unsubscribe
 
 Outcome = Literal[
-    "running", "ok", "tool_error", "protocol_error", "cancelled", "timed_out", "server_exited", "unavailable"
+    "running",
+    "ok",
+    "tool_error",
+    "protocol_error",
+    "cancelled",
+    "timed_out",
+    "server_exited",
+    "unavailable",
+    "authorization_needed",
 ]
 OUTCOME_LABELS: dict[str, str] = {
     "running": "running",
@@ -28,6 +36,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "timed_out": "timed out",
     "server_exited": "server exited",
     "unavailable": "unavailable",
+    "authorization_needed": "authorization needed",
 }
 
 

@@ -26,8 +26,6 @@ ServerStatus = Literal["idle", "connecting", "ready", "failed", "exited", "close
 
 # The REA convention: this resource names the current target.
 SESSION_RESOURCE = "rea://session"
-# The shortest connect timeout: starting a server (and the SDK import) takes a while even when all is well.
-MIN_CONNECT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -50,13 +48,7 @@ class HostedServer:
         started: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.spec = spec
-        self.connection = Connection(
-            spec,
-            timeout=timeout,
-            connect_timeout=max(timeout, MIN_CONNECT_TIMEOUT),
-            memory=memory,
-            started=started,
-        )
+        self.connection = Connection(spec, timeout=timeout, connect_timeout=timeout, memory=memory, started=started)
         self.catalogs = ServerCatalogs(self.connection)
         self.completions = CompletionFeed(self.connection)
         self.target: str | None = None

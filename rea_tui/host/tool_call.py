@@ -14,7 +14,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.errors import HostError, ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+from rea_tui.host.errors import (
+    AuthorizationRequired,
+    HostError,
+    ProtocolError,
+    RequestTimedOut,
+    ServerExited,
+    ServerUnavailable,
+)
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, Progress
 from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
@@ -60,7 +67,9 @@ def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any])
 
 def fill_error(entry: EvidenceEntry, error: HostError) -> None:
     entry.error = error.describe()
-    if isinstance(error, RequestTimedOut):
+    if isinstance(error, AuthorizationRequired):
+        entry.outcome = "authorization_needed"
+    elif isinstance(error, RequestTimedOut):
         entry.outcome = "timed_out"
     elif isinstance(error, ServerExited):
         entry.outcome = "server_exited"

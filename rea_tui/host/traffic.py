@@ -63,6 +63,10 @@ class TrafficLog:
     def subscribe(self, listener: Callable[[TrafficEntry], None]) -> Unsubscribe:
         return self.listeners.subscribe(listener)
 
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """More values to redact from now on (tokens obtained while connected)."""
+        self._secrets = sorted({*self._secrets, *(s for s in secrets if len(s) >= 4)}, key=len, reverse=True)
+
     def redact(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)

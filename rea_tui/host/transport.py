@@ -389,35 +389,3 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
         with suppress(Exception):
             await self._tg.__aexit__(None, None, None)
         await self._inner.__aexit__(exc_type, exc, tb)
-
-
-def http_transport(spec: ServerSpec, traffic: TrafficLog) -> TappedTransport:
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    client = create_mcp_http_client(headers=dict(spec.headers))
-    return TappedTransport(_OwnedHttp(streamable_http_client(spec.url, http_client=client), client), traffic)
-
-
-class _OwnedHttp(AbstractAsyncContextManager[Any]):
-    """The streamable HTTP transport plus the httpx client it was given (closed with it)."""
-
-    def __init__(self, transport: AbstractAsyncContextManager[Any], client: Any) -> None:
-        self._transport = transport
-        self._client = client
-
-    async def __aenter__(self) -> Any:
-        await self._client.__aenter__()
-        try:
-            return await self._transport.__aenter__()
-        except BaseException:
-            await self._client.__aexit__(None, None, None)
-            raise
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            await self._transport.__aexit__(exc_type, exc, tb)
-        finally:
-            await self._client.__aexit__(None, None, None)

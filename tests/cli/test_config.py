@@ -118,7 +118,7 @@ def test_config_look_up_order_and_bad_files(tmp_path: Path, isolated_user_dirs: 
     broken.write_text("{not json", encoding="utf-8")
     bad = rea("prompts", "--config", str(broken)).expect(2)
     assert "is not valid JSON" in bad.err
-    wrong_type = write_config(tmp_path / "wrong.json", {"mcpServers": {"x": {"type": "sse", "url": "u"}}})
+    wrong_type = write_config(tmp_path / "wrong.json", {"mcpServers": {"x": {"type": "websocket", "url": "ws://u"}}})
     assert "unsupported type" in rea("prompts", "--config", str(wrong_type)).expect(2).err
     no_command = write_config(tmp_path / "nocmd.json", {"mcpServers": {"x": {"args": [PYTHON]}}})
     assert "needs a command" in rea("prompts", "--config", str(no_command)).expect(2).err

@@ -74,7 +74,7 @@ def test_unset_variable_is_a_clear_error() -> None:
 @pytest.mark.parametrize(
     "entry, message",
     [
-        ({"type": "sse", "url": "x"}, "unsupported type"),
+        ({"type": "websocket", "url": "x"}, "unsupported type"),  # sse is supported now
         ({"args": []}, "needs a command"),
         ({"type": "http"}, "needs a url"),
         ({"command": "x", "protocol": "2020"}, "protocol must be"),

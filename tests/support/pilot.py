@@ -39,8 +39,8 @@ def make_app(
 ) -> ReaApp:
     """The app on a fresh session. `transcript`: True for a new one in the sessions folder, None for none."""
     # An offline replay records nothing.
-    fresh = new_transcript_path() if transcript is True else transcript
-    path = None if offline or transcript is False else fresh
+    fresh = new_transcript_path() if transcript is True else None if transcript is False else transcript
+    path = None if offline else fresh
     session = Session(specs, timeout=timeout, transcript=path)
     return create_app(session, settings=settings or AppSettings(), replay=replay, offline=offline)
 

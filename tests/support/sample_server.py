@@ -212,6 +212,7 @@ async def confirm_run(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", default=None, help="HOST:PORT for streamable HTTP (PORT 0 picks one)")
+    parser.add_argument("--sse", action="store_true", help="the legacy HTTP+SSE transport at /sse instead")
     args = parser.parse_args()
     if args.http is None:
         server.run("stdio")
@@ -222,12 +223,14 @@ def main() -> None:
 
     host, _, port = args.http.rpartition(":")
     sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart on the same port (reconnect tests)
     sock.bind((host, int(port)))
     sock.listen(128)
     bound = sock.getsockname()[1]
-    app = server.streamable_http_app(host=host)
+    app = server.sse_app(host=host) if args.sse else server.streamable_http_app(host=host)
     config = uvicorn.Config(app, log_level="warning")
-    print(f"sample-server listening on http://{host}:{bound}/mcp", file=sys.stderr, flush=True)
+    path = "/sse" if args.sse else "/mcp"
+    print(f"sample-server listening on http://{host}:{bound}{path}", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rea_tui.cli.command import Command
 from rea_tui.cli.commands import (
     audit,
+    auth,
     call,
     complete,
     get,
@@ -32,6 +33,7 @@ COMMANDS: tuple[Command, ...] = (
     sessions.EXPORT,
     replay.COMMAND,
     web.COMMAND,
+    auth.COMMAND,
     server.COMMAND,
 )
 

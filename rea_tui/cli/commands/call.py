@@ -45,6 +45,7 @@ OUTCOME_EXIT_CODES: dict[str, ExitCode] = {
     "timed_out": ExitCode.TIMEOUT,
     "server_exited": ExitCode.UNAVAILABLE,
     "unavailable": ExitCode.UNAVAILABLE,
+    "authorization_needed": ExitCode.AUTH_NEEDED,
 }
 
 

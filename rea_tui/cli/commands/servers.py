@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-connect", action="store_true", help="only list them")
+    parser.add_argument("--discover", action="store_true", help="list the servers other MCP clients are set up with")
 
 
 async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
@@ -51,6 +52,10 @@ async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
 async def run(context: Context) -> int:
     from rea_tui.host import sanitize
 
+    if context.args.discover:
+        from rea_tui.cli.commands.discover import list_discovered
+
+        return list_discovered(context)
     rows = await asyncio.gather(*(probe(context, spec) for spec in context.specs))
     out = context.out
     if context.args.json:

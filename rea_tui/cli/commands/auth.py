@@ -1,0 +1,132 @@
+"""`rea-tui auth login|logout|status [NAME]`: OAuth sign-in for HTTP servers.
+
+`login` connects and, when the server asks for authorization, opens the
+authorization URL in the browser (`$BROWSER` is honoured; the URL is printed
+too), waits for the redirect on 127.0.0.1 and keeps the tokens (keyring, or
+a 0600 file). `logout` forgets them, `status` shows what is kept (never a
+token). Other commands use kept tokens and refresh them; when a server asks
+for authorization and none is usable they exit 8 (`ExitCode.AUTH_NEEDED`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rea_tui.cli.command import Command, Context, UsageError, run_async
+from rea_tui.cli.exit_codes import ExitCode, exit_code_for
+from rea_tui.cli.output import Output
+from rea_tui.host import ServerSpec, sanitize
+
+ACTIONS = ("login", "logout", "status")
+DEFAULT_LOGIN_TIMEOUT = 300.0
+# Under this many seconds left, an expiry is shown in minutes.
+MINUTES_SHOWN_BELOW = 7200
+URL_LIMIT = 8_000
+ERROR_LIMIT = 8_000
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=ACTIONS)
+    # Stored as `server`, so NAME is resolved like --server NAME (the rea-tui config, then other clients').
+    parser.add_argument(
+        "server", nargs="?", default=argparse.SUPPRESS, metavar="NAME", help="a configured server (same as --server)"
+    )
+    parser.add_argument("--no-browser", action="store_true", help="print the sign-in URL instead of opening it")
+    parser.add_argument(
+        "--login-timeout",
+        type=float,
+        default=DEFAULT_LOGIN_TIMEOUT,
+        metavar="SECONDS",
+        help="how long to wait for the sign-in",
+    )
+
+
+def _http_specs(specs: list[ServerSpec]) -> list[ServerSpec]:
+    found = [s for s in specs if s.transport != "stdio"]
+    if not found:
+        raise UsageError("no HTTP server selected (name one with NAME, --server or --url)")
+    return found
+
+
+def _expires(expires_at: float | None) -> str:
+    if expires_at is None:
+        return "no expiry given"
+    left = expires_at - time.time()
+    if left <= 0:
+        return "expired"
+    return f"expires in {left / 60:.0f} min" if left < MINUTES_SHOWN_BELOW else f"expires in {left / 3600:.0f} h"
+
+
+async def run(context: Context) -> int:
+    from rea_tui.host import auth_status, logout
+
+    args, specs, out = context.args, context.specs, context.out
+    safe, say = sanitize, out.line
+
+    if args.action == "status":
+        rows = [auth_status(spec) for spec in _http_specs(specs)]
+        if args.json:
+            out.json({"servers": [row.to_json() for row in rows]})
+            return ExitCode.OK
+        for row in rows:
+            say(f"{safe(row.server)}  ({safe(row.url)})")
+            if not row.oauth:
+                say("  uses the Authorization header from its config (no OAuth)")
+            elif row.signed_in:
+                refresh = ", refreshable" if row.refreshable else ""
+                say(f"  signed in, scope {safe(row.scope or '(none)')}, {_expires(row.expires_at)}{refresh}")
+            else:
+                say("  not signed in")
+            if row.wanted_scope:
+                say(f"  the server asked for more scope: {safe(row.wanted_scope)} (sign in again)")
+            if row.client_id:
+                say(f"  client {safe(row.client_id)} ({row.grant_type})")
+            say(f"  kept in {safe(row.store)}")
+        return ExitCode.OK
+    if args.action == "logout":
+        for spec in _http_specs(specs):
+            forgot = logout(spec)
+            say(f"{safe(spec.name)}: {'signed out' if forgot else 'nothing was kept'}")
+        return ExitCode.OK
+    if len(_http_specs(specs)) > 1:
+        names = ", ".join(s.name for s in _http_specs(specs))
+        raise UsageError(f"several servers are configured ({names}); pick one with NAME")
+    return await _login(args, out, _http_specs(specs)[0])
+
+
+async def _login(args: argparse.Namespace, out: Output, spec: ServerSpec) -> int:
+    from rea_tui.host import HostError, login
+
+    safe, say = sanitize, out.line
+
+    async def show(url: str) -> None:
+        how = "Open this URL to sign in" if args.no_browser else "Opening the browser to sign in; if it does not open"
+        out.error(f"{safe(spec.name)}: {how}:\n  {safe(url, URL_LIMIT)}")
+
+    try:
+        result = await login(
+            spec,
+            on_url=show,
+            open_browser=not args.no_browser,
+            timeout=args.login_timeout,
+            connect_timeout=args.timeout,
+        )
+    except HostError as exc:
+        out.error(safe(exc.describe(), ERROR_LIMIT))
+        return exit_code_for(exc)
+    status = result.status
+    if args.json:
+        out.json({"authorizations": result.authorizations, **status.to_json()})
+        return ExitCode.OK
+    if not status.signed_in:
+        say(f"{safe(spec.name)} did not ask for authorization; nothing to sign in to")
+        return ExitCode.OK
+    say(f"signed in to {safe(spec.name)}: scope {safe(status.scope or '(none)')}, {_expires(status.expires_at)}")
+    say(f"tokens kept in {safe(status.store)}")
+    return ExitCode.OK
+
+
+COMMAND = Command(
+    "auth", "sign in to an HTTP server (OAuth), sign out, or show what is kept", configure, run_async(run)
+)

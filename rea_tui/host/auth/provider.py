@@ -1,0 +1,332 @@
+"""rea-tui's OAuth clients: the SDK's providers with a few host policies on top.
+
+The SDK's `OAuthClientProvider` does the protocol: protected-resource metadata
+(RFC 9728, from `WWW-Authenticate` and the well-known URLs), authorization
+server metadata (RFC 8414, the OpenID fallback and the 2025-03-26 fallbacks),
+Client ID Metadata Documents, dynamic client registration, PKCE S256, the
+`resource` indicator, scope selection, step-up on `insufficient_scope`, and
+refresh. `ClientCredentialsOAuthProvider` does the unattended grant. What is
+added here (`_HostPolicy`):
+
+- A connection that may not sign in (every CLI command but `auth login`, and
+  the TUI until the analyst asks) never registers a client or opens a
+  browser: when the server asks for authorization it gets the server's own
+  401/403 back, which the connection reports as `AuthorizationRequired`.
+- A stored token whose server answers 401 is refreshed once before anything
+  else; a stored token's expiry survives restarts.
+- Step-up sign-ins are limited (`MAX_STEP_UPS`) so a server that never
+  accepts a scope cannot loop the browser.
+- A pre-registered client (`clientId`/`clientSecret`) is used as configured;
+  its token endpoint method, unless configured, is the best one the
+  authorization server lists (basic, then post).
+- Tokens and client secrets are added to the traffic log's redactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import warnings
+import webbrowser
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.oauth2 import OAuthContext
+from mcp.client.auth.utils import union_scopes
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from rea_tui import __version__
+from rea_tui.host.auth.settings import OAuthSettings
+from rea_tui.host.auth.store import ServerTokenStorage
+
+if TYPE_CHECKING:
+    from rea_tui.host.auth.loopback import LoopbackRedirect
+    from rea_tui.host.http_status import HttpStatusLog
+    from rea_tui.host.traffic import TrafficLog
+
+MAX_STEP_UPS = 2
+DEFAULT_LOGIN_TIMEOUT = 300.0
+CLIENT_NAME = "rea-tui"
+# A redirect URI for connections that never sign in (the SDK's metadata needs one).
+UNUSED_REDIRECT = "http://127.0.0.1/callback"
+
+UrlHandler = Callable[[str], Awaitable[None]]
+
+
+@dataclass
+class Login:
+    """Permission to sign in interactively, and how.
+
+    `on_url` is awaited with the authorization URL before the browser opens
+    (the CLI prints it, the TUI shows it); `open_browser` opens it with
+    `webbrowser` (which honours `$BROWSER`); `timeout` bounds the wait for the
+    redirect back to the loopback listener.
+    """
+
+    on_url: UrlHandler | None = None
+    open_browser: bool = True
+    timeout: float = DEFAULT_LOGIN_TIMEOUT
+    # Filled in as the flow runs, for the caller to report.
+    authorizations: int = 0
+    browser_opened: bool | None = None
+
+
+class _SignInNeeded(Exception):
+    """Stop the flow here: this connection may not (or may no longer) sign in."""
+
+
+class _HostContext(OAuthContext):
+    """Picks a pre-registered client's token endpoint method from the server's list when none is configured."""
+
+    pick_method: bool = False
+
+    def prepare_token_auth(
+        self, data: dict[str, str], headers: dict[str, str] | None = None
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        info = self.client_info
+        if info is not None and info.client_secret and self.pick_method:
+            offered = (self.oauth_metadata.token_endpoint_auth_methods_supported if self.oauth_metadata else None) or []
+            method = next((m for m in ("client_secret_basic", "client_secret_post") if m in offered), None)
+            info.token_endpoint_auth_method = method or "client_secret_basic"
+        return super().prepare_token_auth(data, headers)
+
+
+class _HostPolicy:
+    """The policies above, for any SDK provider (mixed in before it)."""
+
+    context: OAuthContext
+    _initialized: bool
+
+    def _setup_policy(
+        self,
+        server: str,
+        storage: ServerTokenStorage,
+        login: Login | None,
+        status: HttpStatusLog | None,
+        traffic: TrafficLog | None,
+    ) -> None:
+        self._server = server
+        self._storage = storage
+        self._login = login
+        self._status = status
+        self._traffic = traffic
+        self._step_ups = 0
+        self._last_status = 0
+        # Why a sign-in failed on this connection: it is not tried again (one browser round per failure).
+        self._failed: str | None = None
+
+    # ---------------------------------------------------------------- storage
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        record = self._storage.record()
+        if record.expires_at is not None:
+            self.context.token_expiry_time = record.expires_at
+        self._redact(self.context.current_tokens)
+
+    def _redact(self, tokens: OAuthToken | None) -> None:
+        if self._traffic is None:
+            return
+        values = [tokens.access_token, tokens.refresh_token] if tokens else []
+        info = self.context.client_info
+        values.append(info.client_secret if info else None)
+        self._traffic.add_secrets(v for v in values if v)
+
+    # ---------------------------------------------------------------- the flow
+
+    def _refused(self, reason: str) -> None:
+        if self._status is not None:
+            self._status.auth_reason = reason
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        refreshed = False
+        while True:
+            inner: AsyncGenerator[httpx2.Request, httpx2.Response] = super()._auth_flow(request)  # type: ignore[misc]
+            outcome = "done"
+            try:
+                outgoing = await inner.__anext__()
+                while True:
+                    if outgoing is not request and self._is_registration(outgoing) and self._login is None:
+                        self._refused("no usable token is held; sign in with `rea-tui auth login`")
+                        outcome = "refused"
+                        break
+                    response = yield outgoing
+                    if outgoing is request:
+                        self._last_status = response.status_code
+                        if response.status_code == 401 and not refreshed and self._refresh_possible(request):
+                            outcome = "refresh"
+                            break
+                    outgoing = await inner.asend(response)
+            except StopAsyncIteration:
+                pass
+            except _SignInNeeded as stop:
+                self._refused(str(stop))
+                outcome = "refused"
+            except OAuthFlowError as exc:
+                self._failed = f"sign-in failed: {exc}"
+                self._refused(self._failed)
+                outcome = "refused"
+            finally:
+                await inner.aclose()
+            self._redact(self.context.current_tokens)
+            if outcome == "refresh":
+                # The server no longer takes the stored token: refresh it before any full sign-in.
+                refreshed = True
+                self.context.token_expiry_time = 1.0
+                continue
+            if outcome == "refused":
+                # The server's own refusal answers the request, so the connection can report it.
+                response = yield request
+                self._last_status = response.status_code
+                self._remember_challenge(response)
+            return
+
+    def _is_registration(self, outgoing: httpx2.Request) -> bool:
+        return outgoing.method == "POST" and self.context.client_info is None
+
+    def _refresh_possible(self, request: httpx2.Request) -> bool:
+        return "Authorization" in request.headers and self.context.can_refresh_token()
+
+    def _remember_challenge(self, response: httpx2.Response) -> None:
+        """A 403 naming more scope: ask for it at the next sign-in."""
+        from mcp.client.auth.utils import extract_field_from_www_auth
+
+        if response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope":
+            wanted = extract_field_from_www_auth(response, "scope")
+            if wanted:
+                record = self._storage.record()
+                self._storage.update(wanted_scope=union_scopes(record.wanted_scope, wanted))
+
+    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        if self._login is None:
+            raise _SignInNeeded("no usable token is held; sign in with `rea-tui auth login`")
+        if self._failed is not None:
+            raise _SignInNeeded(self._failed)
+        if self._last_status == 403:
+            self._step_ups += 1
+            if self._step_ups > MAX_STEP_UPS:
+                raise _SignInNeeded(f"the server still refuses the scope after {MAX_STEP_UPS} sign-ins")
+        wanted = self._storage.record().wanted_scope
+        if wanted:
+            self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, wanted)
+        self._login.authorizations += 1
+        result: tuple[str, str] = await super()._perform_authorization_code_grant()  # type: ignore[misc]
+        return result
+
+
+class HostOAuthProvider(_HostPolicy, OAuthClientProvider):
+    """The authorization code flow (PKCE, loopback redirect, browser)."""
+
+    def __init__(
+        self,
+        server: str,
+        url: str,
+        settings: OAuthSettings,
+        storage: ServerTokenStorage,
+        *,
+        login: Login | None = None,
+        redirect: LoopbackRedirect | None = None,
+        status: HttpStatusLog | None = None,
+        traffic: TrafficLog | None = None,
+    ) -> None:
+        redirect_uri = redirect.redirect_uri if redirect is not None else UNUSED_REDIRECT
+        self._redirect = redirect
+        metadata = OAuthClientMetadata(
+            client_name=CLIENT_NAME,
+            redirect_uris=[redirect_uri],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+            scope=settings.scope,
+            software_id="rea-tui",
+            software_version=__version__,
+        )
+        super().__init__(
+            url,
+            metadata,
+            storage,
+            redirect_handler=self._open_authorization,
+            callback_handler=self._await_redirect,
+            client_metadata_url=settings.client_metadata_url,
+        )
+        # The same context with the pre-registered method choice (a dataclass: copy its fields over).
+        context = _HostContext(**{f.name: getattr(self.context, f.name) for f in fields(self.context) if f.init})
+        context.pick_method = settings.pre_registered and settings.token_endpoint_auth_method is None
+        self.context = context
+        self._settings = settings
+        self._setup_policy(server, storage, login, status, traffic)
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        settings = self._settings
+        redirect_uri = str(self.context.client_metadata.redirect_uris[0])  # type: ignore[index]
+        if settings.pre_registered:
+            self.context.client_info = OAuthClientInformationFull(
+                client_id=settings.client_id or "",
+                client_secret=settings.client_secret,
+                redirect_uris=[redirect_uri],  # type: ignore[list-item]
+                token_endpoint_auth_method=settings.token_endpoint_auth_method,
+                scope=settings.scope,
+            )
+            self._redact(self.context.current_tokens)
+            return
+        info = self.context.client_info
+        registered = [str(u) for u in (info.redirect_uris or [])] if info else []
+        if info is not None and self._redirect is not None and redirect_uri not in registered:
+            # Registered for another loopback port (it was taken): register again for this one.
+            is_cimd = info.client_id == settings.client_metadata_url
+            if not is_cimd:
+                self.context.client_info = None
+
+    async def _open_authorization(self, url: str) -> None:
+        login = self._login
+        if login is None:  # pragma: no cover - guarded by _perform_authorization_code_grant
+            raise _SignInNeeded("this connection may not sign in")
+        if login.on_url is not None:
+            await login.on_url(url)
+        if login.open_browser:
+            # webbrowser may wait for the browser command to exit ($BROWSER): run it beside the redirect wait.
+            self._browser = asyncio.ensure_future(asyncio.to_thread(webbrowser.open, url))
+
+    async def _await_redirect(self) -> AuthorizationCodeResult:
+        assert self._redirect is not None and self._login is not None
+        try:
+            return await self._redirect.wait(self._login.timeout)
+        finally:
+            browser = getattr(self, "_browser", None)
+            if browser is not None:
+                with contextlib.suppress(Exception):
+                    self._login.browser_opened = bool(await asyncio.wait_for(browser, 10.0))
+
+
+class HostClientCredentialsProvider(_HostPolicy, ClientCredentialsOAuthProvider):
+    """The client credentials grant, for unattended use (`oauth.grantType: client_credentials`)."""
+
+    def __init__(
+        self,
+        server: str,
+        url: str,
+        settings: OAuthSettings,
+        storage: ServerTokenStorage,
+        *,
+        status: HttpStatusLog | None = None,
+        traffic: TrafficLog | None = None,
+    ) -> None:
+        method: Any = settings.token_endpoint_auth_method or "client_secret_basic"
+        with warnings.catch_warnings():
+            # Without `oauth.issuer` the SDK warns that the server picks the authorization server; README says so.
+            warnings.simplefilter("ignore")
+            super().__init__(
+                url,
+                storage,
+                client_id=settings.client_id or "",
+                client_secret=settings.client_secret or "",
+                token_endpoint_auth_method=method,
+                scope=settings.scope,
+                issuer=settings.issuer,
+            )
+        self._setup_policy(server, storage, None, status, traffic)

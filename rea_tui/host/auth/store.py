@@ -1,0 +1,189 @@
+"""Where OAuth tokens and client registrations are kept between runs.
+
+In the system keyring (`keyring`) when it has a usable backend, else in one
+file per server under the user data directory (`~/.local/share/rea-tui/auth/`
+on Linux), created 0600 in a 0700 folder. A record is keyed by the server's
+URL and holds the token response, when it expires, and the client
+registration. Nothing in it is ever logged or written to a transcript.
+`PYTHON_KEYRING_BACKEND=keyring.backends.fail.Keyring` forces the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+KEYRING_SERVICE = "rea-tui"
+
+
+def auth_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("rea-tui")) / "auth"
+
+
+def _usable_keyring() -> Any | None:
+    """The keyring backend if it can store secrets, else None (no backend, or the `fail` one)."""
+    try:
+        import keyring
+        from keyring.backends import fail
+    except ImportError:  # pragma: no cover - keyring is a dependency
+        return None
+    try:
+        backend = keyring.get_keyring()
+    except Exception:
+        return None
+    if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 0) <= 0:
+        return None
+    if type(backend).__name__ == "ChainerBackend" and not getattr(backend, "backends", None):
+        return None
+    return backend
+
+
+@dataclass
+class AuthRecord:
+    """What is kept for one server."""
+
+    tokens: dict[str, Any] | None = None
+    expires_at: float | None = None
+    client_info: dict[str, Any] | None = None
+    issuer: str | None = None
+    # The scope a server asked for in its last challenge, requested again at the next sign-in.
+    wanted_scope: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    @classmethod
+    def from_json(cls, data: Any) -> AuthRecord:
+        if not isinstance(data, dict):
+            return cls()
+        known = {k: data[k] for k in ("tokens", "expires_at", "client_info", "issuer", "wanted_scope") if k in data}
+        return cls(**known)
+
+
+class TokenStore:
+    """Auth records by server URL, in the keyring or in 0600 files."""
+
+    def __init__(self, folder: Path | None = None, *, use_keyring: bool = True) -> None:
+        self.folder = folder or auth_dir()
+        self._keyring = _usable_keyring() if use_keyring else None
+
+    def describe(self) -> str:
+        if self._keyring is not None:
+            return f"system keyring ({type(self._keyring).__module__}.{type(self._keyring).__name__})"
+        return f"0600 files in {self.folder}"
+
+    def _path(self, key: str) -> Path:
+        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".json")
+
+    def load(self, key: str) -> AuthRecord:
+        text: str | None = None
+        if self._keyring is not None:
+            try:
+                text = self._keyring.get_password(KEYRING_SERVICE, key)
+            except Exception:
+                text = None
+        if text is None:
+            try:
+                text = self._path(key).read_text(encoding="utf-8")
+            except OSError:
+                return AuthRecord()
+        try:
+            return AuthRecord.from_json(json.loads(text))
+        except ValueError:
+            return AuthRecord()
+
+    def save(self, key: str, record: AuthRecord) -> None:
+        text = json.dumps({"server": key, **record.to_json()}, sort_keys=True)
+        if self._keyring is not None:
+            try:
+                self._keyring.set_password(KEYRING_SERVICE, key, text)
+                self._path(key).unlink(missing_ok=True)
+                return
+            except Exception:
+                pass  # A keyring that refuses (size limits, a locked collection) falls back to the file.
+        self._write_file(self._path(key), text)
+
+    def delete(self, key: str) -> bool:
+        """Forget a server's tokens and registration; True if anything was kept."""
+        found = False
+        if self._keyring is not None:
+            try:
+                if self._keyring.get_password(KEYRING_SERVICE, key) is not None:
+                    self._keyring.delete_password(KEYRING_SERVICE, key)
+                    found = True
+            except Exception:
+                pass
+        path = self._path(key)
+        if path.exists():
+            path.unlink()
+            found = True
+        return found
+
+    def _write_file(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path.parent, 0o700)
+        # mkstemp creates the file 0600; the rename makes the write atomic.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".auth-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+class ServerTokenStorage:
+    """The SDK's `TokenStorage` for one server, backed by a `TokenStore` record."""
+
+    def __init__(self, store: TokenStore, key: str) -> None:
+        self.store = store
+        self.key = key
+
+    def record(self) -> AuthRecord:
+        return self.store.load(self.key)
+
+    def update(self, **changes: Any) -> None:
+        record = self.record()
+        for name, value in changes.items():
+            setattr(record, name, value)
+        self.store.save(self.key, record)
+
+    async def get_tokens(self) -> OAuthToken | None:
+        from mcp.shared.auth import OAuthToken
+        from pydantic import ValidationError
+
+        tokens = self.record().tokens
+        try:
+            return OAuthToken.model_validate(tokens) if tokens else None
+        except ValidationError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = time.time() + tokens.expires_in if tokens.expires_in else None
+        self.update(tokens=tokens.model_dump(mode="json", exclude_none=True), expires_at=expires_at, wanted_scope=None)
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        from mcp.shared.auth import OAuthClientInformationFull
+        from pydantic import ValidationError
+
+        info = self.record().client_info
+        try:
+            return OAuthClientInformationFull.model_validate(info) if info else None
+        except ValidationError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.update(client_info=client_info.model_dump(mode="json", exclude_none=True))

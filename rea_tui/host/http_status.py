@@ -1,0 +1,112 @@
+"""What the HTTP layer said when a request failed, so it can be reported as HTTP.
+
+The SDK's HTTP transports turn an error status without a JSON-RPC body into a
+stand-in JSON-RPC error (404 becomes -32601 "Not Found", anything else -32603
+"Server returned an error response"), which would hide a 401 or a missing
+endpoint behind a protocol error. `HttpStatusLog` watches the responses of an
+httpx client (a response hook) and keeps the failed ones; `error_for` turns
+such a stand-in back into what happened: `AuthorizationRequired` for 401/403,
+`HttpStatusError` for the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rea_tui.host.errors import AuthorizationRequired, HostError, HttpStatusError
+
+if TYPE_CHECKING:
+    import httpx2
+
+# The messages of the SDK's stand-in errors for an HTTP status without a JSON-RPC body.
+STAND_IN_MESSAGES = ("Server returned an error response", "Not Found")
+_PARAM = r'{name}=(?:"([^"]*)"|([^\s,]+))'
+
+
+@dataclass(frozen=True)
+class HttpFailure:
+    """One error response of the MCP endpoint."""
+
+    seq: int
+    status: int
+    method: str
+    www_authenticate: str
+    url: str
+
+    def challenge(self, name: str) -> str | None:
+        """A parameter of the `WWW-Authenticate` challenge (RFC 6750), e.g. `scope` or `error`."""
+        match = re.search(_PARAM.format(name=re.escape(name)), self.www_authenticate)
+        return (match.group(1) or match.group(2)) if match else None
+
+
+class HttpStatusLog:
+    """The last error responses an MCP endpoint gave (bounded)."""
+
+    def __init__(self, endpoint: str = "") -> None:
+        self.endpoint = endpoint
+        self._failures: deque[HttpFailure] = deque(maxlen=32)
+        self._seq = 0
+        # Why the OAuth client did not answer the last 401/403 itself (set by it).
+        self.auth_reason: str | None = None
+
+    def mark(self) -> int:
+        """A point in time: `since(mark)` only returns failures recorded after it."""
+        return self._seq
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        """httpx response hook: keep error responses to MCP messages and SSE streams (not OAuth requests)."""
+        request = response.request
+        if response.status_code < 400:
+            return
+        method = _jsonrpc_method(request)
+        stream = request.method == "GET" and "text/event-stream" in request.headers.get("accept", "")
+        if method or stream:
+            self.record(response.status_code, method, response.headers.get("WWW-Authenticate", ""))
+
+    def record(self, status: int, method: str = "", www_authenticate: str = "") -> HttpFailure:
+        self._seq += 1
+        failure = HttpFailure(self._seq, status, method, www_authenticate, self.endpoint)
+        self._failures.append(failure)
+        return failure
+
+    def since(self, mark: int, method: str | None = None) -> HttpFailure | None:
+        """The newest failure after `mark` (of a request for `method`, when given)."""
+        for failure in reversed(self._failures):
+            if failure.seq <= mark:
+                return None
+            if method is None or not failure.method or failure.method == method:
+                return failure
+        return None
+
+    def error_for(self, server: str, code: int, message: str, mark: int, method: str | None = None) -> HostError | None:
+        """The HTTP-level error behind a stand-in JSON-RPC error, or None if it is a real JSON-RPC error."""
+        if message not in STAND_IN_MESSAGES:
+            return None
+        failure = self.since(mark, method)
+        return None if failure is None else failure_error(server, failure, self.auth_reason)
+
+
+def failure_error(server: str, failure: HttpFailure, auth_reason: str | None = None) -> HostError:
+    if failure.status in (401, 403):
+        insufficient = failure.challenge("error") == "insufficient_scope"
+        reason = "no usable token is held; sign in with `rea-tui auth login`"
+        if failure.status == 403 and insufficient:
+            reason = "the token lacks the scope; sign in again with `rea-tui auth login`"
+        elif failure.status == 403:
+            reason = "the server refused the token"
+        if auth_reason and not (insufficient and auth_reason.startswith("no usable token")):
+            reason = auth_reason
+        return AuthorizationRequired(server, status=failure.status, scope=failure.challenge("scope"), reason=reason)
+    return HttpStatusError(failure.url, failure.status)
+
+
+def _jsonrpc_method(request: httpx2.Request) -> str:
+    try:
+        body: Any = json.loads(request.content or b"null")
+    except (ValueError, UnicodeDecodeError, RuntimeError):
+        return ""
+    return str(body.get("method", "")) if isinstance(body, dict) else ""

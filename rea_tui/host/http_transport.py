@@ -1,0 +1,82 @@
+"""The HTTP transports: streamable HTTP (the SDK's) and the legacy HTTP+SSE one (`sse.py`), with OAuth.
+
+Each connection gets its own httpx client carrying the server's configured
+headers, the OAuth client (`rea_tui.host.auth.http.HttpAuth`) and a response
+hook that keeps the HTTP statuses the server refused with (`HttpStatusLog`),
+all wrapped in a `TappedTransport` so every message lands in the traffic log.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from rea_tui.host.config import ServerSpec
+from rea_tui.host.http_status import HttpStatusLog
+from rea_tui.host.traffic import TrafficLog
+from rea_tui.host.transport import TappedTransport
+
+if TYPE_CHECKING:
+    from rea_tui.host.auth.provider import Login
+
+
+def http_transport(
+    spec: ServerSpec, traffic: TrafficLog, *, status: HttpStatusLog | None = None, login: Login | None = None
+) -> TappedTransport:
+    """Streamable HTTP, or the legacy HTTP+SSE transport for `spec.transport == "sse"`, with OAuth."""
+    return TappedTransport(_OwnedHttp(spec, traffic, status or HttpStatusLog(spec.url), login), traffic)
+
+
+class _OwnedHttp(AbstractAsyncContextManager[Any]):
+    """The HTTP transport plus what it owns: its httpx client, and the OAuth client (with its redirect listener)."""
+
+    def __init__(self, spec: ServerSpec, traffic: TrafficLog, status: HttpStatusLog, login: Login | None) -> None:
+        from rea_tui.host.auth.http import HttpAuth
+
+        self._spec = spec
+        self._status = status
+        self._traffic = traffic
+        self._auth = HttpAuth(spec, login=login, status=status, traffic=traffic)
+        self._client: Any = None
+        self._transport: AbstractAsyncContextManager[Any] | None = None
+
+    async def __aenter__(self) -> Any:
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        auth = await self._auth.__aenter__()
+        try:
+            client = create_mcp_http_client(headers=dict(self._spec.headers), auth=auth)
+            client.event_hooks = {"response": [self._status.on_response]}
+            self._client = client
+            await client.__aenter__()
+            if self._spec.transport == "sse":
+                from rea_tui.host.sse import sse_transport
+
+                self._transport = sse_transport(self._spec, client, self._status, self._traffic)
+            else:
+                from mcp.client.streamable_http import streamable_http_client
+
+                self._transport = streamable_http_client(self._spec.url, http_client=client)
+            return await self._transport.__aenter__()
+        except BaseException:
+            await self._close(None, None, None)
+            raise
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if self._transport is not None:
+                await self._transport.__aexit__(exc_type, exc, tb)
+        finally:
+            await self._close(exc_type, exc, tb)
+
+    async def _close(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if self._client is not None:
+                await self._client.__aexit__(None, None, None)
+        finally:
+            await self._auth.__aexit__(exc_type, exc, tb)
