@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import grimp
@@ -84,3 +85,24 @@ def test_every_facade_name_loads_and_none_is_shadowed_by_a_module() -> None:
         importlib.import_module(f"rea_tui.host.{info.name}")
     for name in rea_tui.host.__all__:
         assert not isinstance(getattr(rea_tui.host, name), type(rea_tui.host)), name
+
+
+# What the MCP SDK keeps to itself: its private modules and a session's private attributes.
+PRIVATE_SDK = re.compile(r"\bmcp(?:_types)?(?:\.\w+)*\._\w+|\._dispatcher\b|\._stamp\b")
+
+
+def test_requests_use_the_sdks_public_api_only() -> None:
+    uses = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in sorted((REPO / "rea_tui").rglob("*.py"))
+        if "server" not in path.relative_to(REPO / "rea_tui").parts[:1]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if PRIVATE_SDK.search(line)
+    ]
+    assert uses == []
+
+
+def test_the_private_api_scan_finds_a_private_use() -> None:
+    assert PRIVATE_SDK.search("from mcp.shared._httpx_utils import create_mcp_http_client")
+    assert PRIVATE_SDK.search("raw = await session._dispatcher.send_raw_request(method, params, opts)")
+    assert not PRIVATE_SDK.search("raw = await session.send_request(request, RAW_RESULT)")

@@ -215,9 +215,18 @@ class CompletionFeed:
         if context:
             params["context"] = {"arguments": context}
         started = time.perf_counter()
-        result = await self.connection.request("completion/complete", params, timeout=self.timeout)
+        schema_warning: list[str] = []
+        try:
+            result = await self.connection.request("completion/complete", params, timeout=self.timeout)
+        except ProtocolError as exc:
+            # The SDK found the reply malformed; what can still be shown is shown, with the reasons.
+            if exc.code != MALFORMED_RESULT or exc.reply is None:
+                raise
+            result, schema_warning = exc.reply, [exc.message]
         latency = (time.perf_counter() - started) * 1000.0
         values, total, has_more, warnings = lint_completion(result)
+        if schema_warning and not warnings:
+            warnings = schema_warning  # the lint found nothing specific: say what the SDK found
         return CompletionPage(argument, value, tuple(values), total, has_more, latency, tuple(warnings))
 
     def submit(

@@ -3,9 +3,11 @@
 A long-lived task owns the SDK `Client` (its context must be entered and
 exited in the same task); everything else sends requests through
 `Connection.request`, which works from any task on the same event loop.
-Requests go out raw (we keep the server's JSON as it came, so a malformed
-reply can be reported instead of raising inside the SDK) but are stamped by
-the SDK session, so both protocol generations work.
+Requests go through the SDK session's public `send_request` (stamped for the
+negotiated generation, results checked against that version's schema) and
+come back as the server's JSON. A reply the SDK finds malformed becomes a
+ProtocolError that carries the raw reply, read from the traffic tap, so it
+can still be reported (the completion lint does).
 """
 
 from __future__ import annotations
@@ -229,6 +231,10 @@ class Connection:
         if self.memory is not None and self.spec.protocol == "auto":
             self.memory.remember(self.spec.fingerprint, "modern" if self.modern else "legacy")
 
+    def mark_failed(self, error: HostError) -> None:
+        """Something outside the connection broke while it was being brought up: it is not usable."""
+        self._fail(error)
+
     def _fail(self, error: HostError) -> None:
         self.state = "exited" if isinstance(error, ServerExited) else "failed"
         self.last_error = error
@@ -449,22 +455,29 @@ class Connection:
         RequestTimedOut, ServerExited, ServerUnavailable or ProtocolError.
         """
         from mcp.shared.exceptions import MCPError
+        from pydantic import ValidationError
+
+        from rea_tui.host.sdk_request import RAW_RESULT, RawRequest
 
         session = self._session()
-        data: dict[str, Any] = {"method": method, "params": dict(params or {})}
-        opts: dict[str, Any] = {}
-        # The session's stamp adds what the negotiated generation requires
-        # (2026-07-28 `_meta` envelope and headers, or the legacy version header).
-        session._stamp(data, opts)
+        sent = dict(params or {})
         limit = self.timeout if timeout is None else timeout
-        if limit and limit > 0:
-            opts["timeout"] = limit
-        if on_progress is not None:
-            opts["on_progress"] = on_progress
         started = time.monotonic()
         mark = self.http_status.mark()
         try:
-            raw = await session._dispatcher.send_raw_request(method, data.get("params") or None, opts)
+            raw = await session.send_request(
+                RawRequest(method=method, params=sent or None),
+                RAW_RESULT,
+                request_read_timeout_seconds=limit if limit and limit > 0 else None,
+                progress_callback=on_progress,
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(result)'}: {e['msg']}" for e in exc.errors()[:5])
+            raise ProtocolError(
+                MALFORMED_RESULT,
+                f"{method}: the reply breaks the {self.protocol_version} schema: {problems}",
+                reply=self.traffic.reply_to(method, sent),
+            ) from None
         except MCPError as exc:
             http = self.http_status.error_for(self.name, exc.code, exc.error.message, mark, method)
             raise (http or await self._request_error(method, exc, limit, time.monotonic() - started)) from None

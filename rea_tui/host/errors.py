@@ -65,6 +65,8 @@ class ProtocolError(HostError):
     message: str
     data: Any = None
     fields: list[FieldDiagnostic] = field(default_factory=list)
+    # For a malformed result: the reply as the server sent it (from the traffic tap), when it was found.
+    reply: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         super().__init__(self.message)

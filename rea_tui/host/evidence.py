@@ -26,6 +26,7 @@ Outcome = Literal[
     "server_exited",
     "unavailable",
     "authorization_needed",
+    "failed",
 ]
 OUTCOME_LABELS: dict[str, str] = {
     "running": "running",
@@ -37,6 +38,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "server_exited": "server exited",
     "unavailable": "unavailable",
     "authorization_needed": "authorization needed",
+    "failed": "failed",
 }
 
 

@@ -20,6 +20,10 @@ from rea_tui.host.transport import TappedTransport
 if TYPE_CHECKING:
     from rea_tui.host.auth.provider import Login
 
+# Seconds for connecting, writing and pool waits; and for reading, where a server may hold a stream open.
+HTTP_TIMEOUT = 30.0
+STREAM_READ_TIMEOUT = 300.0
+
 
 def http_transport(
     spec: ServerSpec, traffic: TrafficLog, *, status: HttpStatusLog | None = None, login: Login | None = None
@@ -42,12 +46,17 @@ class _OwnedHttp(AbstractAsyncContextManager[Any]):
         self._transport: AbstractAsyncContextManager[Any] | None = None
 
     async def __aenter__(self) -> Any:
-        from mcp.shared._httpx_utils import create_mcp_http_client
+        import httpx2
 
         auth = await self._auth.__aenter__()
         try:
-            client = create_mcp_http_client(headers=dict(self._spec.headers), auth=auth)
-            client.event_hooks = {"response": [self._status.on_response]}
+            # What the SDK's transports expect: no redirect following, a long read for held-open streams.
+            client = httpx2.AsyncClient(
+                headers=dict(self._spec.headers),
+                auth=auth,
+                timeout=httpx2.Timeout(HTTP_TIMEOUT, read=STREAM_READ_TIMEOUT),
+                event_hooks={"response": [self._status.on_response]},
+            )
             self._client = client
             await client.__aenter__()
             if self._spec.transport == "sse":

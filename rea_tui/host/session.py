@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rea_tui.host.allowances import Allowances
 from rea_tui.host.completion import CompletionLog
-from rea_tui.host.errors import HostError
+from rea_tui.host.errors import HostError, ServerUnavailable
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
 from rea_tui.host.notes import Notebook, NoteChanged
 from rea_tui.host.observers import Listeners
@@ -164,6 +164,12 @@ class Session:
         except HostError as exc:
             self.recorder.server_failed(hosted.name, exc.describe())
             raise
+        except Exception as exc:
+            # A bug, not the server: the server is marked failed with the reason, and the caller reports it.
+            failure = ServerUnavailable(f"unexpected error while connecting: {type(exc).__name__}: {exc}")
+            hosted.connection.mark_failed(failure)
+            self.recorder.server_failed(hosted.name, failure.describe())
+            raise
         finally:
             self._connecting.discard(hosted.name)
         self.recorder.server_connected(hosted.connection)
@@ -232,8 +238,6 @@ class Session:
         return await run_resource_read(self._require(server), self.ledger, uri)
 
     def _require(self, server: str) -> HostedServer:
-        from rea_tui.host.errors import ServerUnavailable
-
         hosted = self.ready(server)
         if hosted is None:
             state = self.state(server) if server in self.names else None

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from rea_tui.host.transport import Streams
 
 MAX_RECONNECTS = 5
+# One event above this is a broken stream (a flood), not a message.
+MAX_EVENT_BYTES = 1024 * 1024
 FIRST_RETRY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 30.0
 REINITIALIZE_ID = "rea-tui-reinitialize"
@@ -97,11 +99,11 @@ class SseSession:
                 self.traffic.record_event("sse/reconnect", f"{self.spec.url} after {wait:g} s{since}")
 
     async def _read_once(self, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
-        from mcp.shared._httpx_utils import sse_within_origin
-
-        headers = {"Last-Event-ID": self.last_event_id} if self.last_event_id else {}
-        async with sse_within_origin(self.client, self.spec.url, headers=headers) as source:
-            response = source.response
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        if self.last_event_id:
+            headers["Last-Event-ID"] = self.last_event_id
+        async with self.client.stream("GET", self.spec.url, headers=headers) as response:
+            source = httpx2.EventSource(response, max_event_size=MAX_EVENT_BYTES)
             if response.status_code != 200:
                 await response.aread()
                 failure = self.status.record(response.status_code, "", response.headers.get("WWW-Authenticate", ""))
@@ -185,10 +187,8 @@ class SseSession:
             await to_session.send(SessionMessage(reply))
 
     async def _post(self, wire: dict[str, Any]) -> httpx2.Response:
-        from mcp.shared._httpx_utils import request_within_origin
-
         assert self.endpoint is not None
-        return await request_within_origin(self.client, "POST", self.endpoint, json=wire)
+        return await self.client.request("POST", self.endpoint, json=wire)
 
 
 @asynccontextmanager

@@ -85,6 +85,11 @@ def fill_error(entry: EvidenceEntry, error: HostError) -> None:
         entry.outcome = "protocol_error"
 
 
+def fill_unexpected(entry: EvidenceEntry, error: Exception) -> None:
+    entry.outcome = "failed"
+    entry.error = f"unexpected error in rea-tui: {type(error).__name__}: {error}"
+
+
 async def run_tool_call(
     connection: Connection,
     ledger: EvidenceLedger,
@@ -122,6 +127,10 @@ async def run_tool_call(
         entry.outcome = "cancelled"
         entry.error = "cancelled by the analyst (notifications/cancelled sent)"
         raise
+    except Exception as exc:
+        # Never left "running": the entry says what broke, and the caller's error route reports it too.
+        fill_unexpected(entry, exc)
+        raise
     finally:
         entry.duration_ms = (time.perf_counter() - started) * 1000.0
         ledger.changed(entry)
@@ -139,6 +148,9 @@ async def run_resource_read(hosted: HostedServer, ledger: EvidenceLedger, uri: s
         entry.result_size = len(json.dumps(result.raw, default=str))
     except HostError as exc:
         fill_error(entry, exc)
+    except Exception as exc:
+        fill_unexpected(entry, exc)
+        raise
     finally:
         entry.duration_ms = (time.perf_counter() - started) * 1000.0
         ledger.changed(entry)

@@ -21,6 +21,8 @@ Kind = Literal["request", "response", "error", "notification", "garbage", "event
 
 MAX_ENTRIES = 5_000
 MAX_PAYLOAD_CHARS = 256 * 1024
+# How many recent results are kept whole, to hand a malformed one back to whoever sent its request.
+RECENT_REPLIES = 64
 REDACTED = "‹redacted›"
 
 
@@ -52,6 +54,9 @@ class TrafficLog:
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
         self.listeners: Listeners[TrafficEntry] = Listeners()
         self._open_requests: dict[str, tuple[str, float]] = {}
+        # Recent requests sent (method, params without `_meta`, id) and the results they got, by id.
+        self._sent: deque[tuple[str, str, str]] = deque(maxlen=RECENT_REPLIES)
+        self._results: dict[str, dict[str, Any]] = {}
         self._seq = 0
 
     def entries(self) -> list[TrafficEntry]:
@@ -83,6 +88,8 @@ class TrafficLog:
         if method and msg_id:
             kind = "request"
             self._open_requests[f"{direction}:{msg_id}"] = (method, mono)
+            if direction == "out":
+                self._sent.append((method, _params_key(message.get("params")), msg_id))
         elif method:
             kind = "notification"
         else:
@@ -93,6 +100,8 @@ class TrafficLog:
             if opened is not None:
                 method, started = opened
                 latency = (mono - started) * 1000.0
+            if direction == "in" and isinstance(message.get("result"), dict):
+                self._keep_result(msg_id, message["result"])
         text = json.dumps(message, ensure_ascii=False, default=str)
         return self._append(direction, kind, method, msg_id, size if size is not None else len(text), latency, text)
 
@@ -136,6 +145,19 @@ class TrafficLog:
         self.listeners.emit(entry)
         return entry
 
+    def _keep_result(self, msg_id: str, result: dict[str, Any]) -> None:
+        self._results[msg_id] = result
+        while len(self._results) > RECENT_REPLIES:
+            del self._results[next(iter(self._results))]
+
+    def reply_to(self, method: str, params: Any) -> dict[str, Any] | None:
+        """The result (as received) of the latest request sent with this method and these params."""
+        key = _params_key(params)
+        for sent_method, sent_key, msg_id in reversed(self._sent):
+            if sent_method == method and sent_key == key and msg_id in self._results:
+                return self._results[msg_id]
+        return None
+
     def requests_sent(self, method: str) -> list[TrafficEntry]:
         return [e for e in self._entries if e.direction == "out" and e.kind == "request" and e.method == method]
 
@@ -150,3 +172,10 @@ class TrafficLog:
             method, msg_id = sanitize_line(e.method, 80), sanitize_line(e.id, 40)
             lines.append(f"{stamp} {arrow} {e.kind:<12} {method:<28} id={msg_id:<6} {latency} {e.size:>8} B")
         return "\n".join(lines)
+
+
+def _params_key(params: Any) -> str:
+    """Params as sent, without the `_meta` the session stamps on them, as comparable text."""
+    if isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k != "_meta"}
+    return json.dumps(params or {}, sort_keys=True, ensure_ascii=True, default=str)

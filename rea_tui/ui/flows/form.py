@@ -202,9 +202,7 @@ class FormFlow(Flow):
         form.set_message(None)
         values = form.values()
         if target.kind == "prompt":
-            self.screen.run_worker(
-                self._render(target, values), group=RENDER_GROUP, exclusive=True, exit_on_error=False
-            )
+            self.run_job(self._render(target, values), RENDER_GROUP, exclusive=True)
             return
         hosted = self.session.ready(target.server)
         template = hosted.catalogs.templates.get(target.name) if hosted is not None else None
@@ -234,7 +232,10 @@ class FormFlow(Flow):
 
     def render_failed(self, error: BaseException) -> None:
         self.form.set_message(
-            join(Text("Render failed: ", style="red"), plain(f"unexpected error: {error!r}", FAILURE_LIMIT))
+            join(
+                Text("Render failed: ", style="red"),
+                plain(f"unexpected error: {type(error).__name__}: {error}", FAILURE_LIMIT),
+            )
         )
 
     def _mark_fields(self, error: Any) -> None:

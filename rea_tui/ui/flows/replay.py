@@ -38,7 +38,7 @@ class ReplayFlow(Flow):
         self._started = False
 
     def show_offline(self) -> None:
-        self.screen.run_worker(self._show_offline(), group=REPLAY_GROUP, exit_on_error=False)
+        self.run_job(self._show_offline(), REPLAY_GROUP)
 
     async def _show_offline(self) -> None:
         """The recorded session as it was: workflow, evidence, notes. Nothing is sent anywhere."""
@@ -68,7 +68,7 @@ class ReplayFlow(Flow):
         if self._started:
             return
         self._started = True
-        self.screen.run_worker(self._run_online(), group=REPLAY_GROUP, exit_on_error=False)
+        self.run_job(self._run_online(), REPLAY_GROUP)
 
     async def _run_online(self) -> None:
         """Render the recorded prompt again, then offer each recorded call for approval."""
@@ -130,5 +130,5 @@ class ReplayFlow(Flow):
         self.screen.query_one(ServerTree).select_ref(NodeRef("prompt", server, name), move_only=True)
         await self.form_flow.show_prompt(server, prompt)
         self.form_flow.render()
-        for worker in [w for w in self.screen.workers if w.group == RENDER_GROUP]:
+        for worker in self.jobs(RENDER_GROUP):
             await worker.wait()

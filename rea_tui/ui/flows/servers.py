@@ -77,14 +77,14 @@ class ServerFlow(Flow):
         install_interaction_handlers(self.screen.app, hosted.connection, self.session.recorder, self.prefill)
 
     def connecting(self, name: str) -> bool:
-        return any(w.is_running and w.group == CONNECT_GROUP and w.name == name for w in self.screen.workers)
+        return bool(self.jobs(CONNECT_GROUP, name))
 
     def connect(self, name: str) -> None:
         """Connect, or start over (a fresh process) when it failed or exited; one attempt at a time."""
         if self.connecting(name):
             notify_plain(self.screen.app, f"{name} is already connecting.")
             return
-        self.screen.run_worker(self._connect(name), group=CONNECT_GROUP, name=name, exit_on_error=False)
+        self.run_job(self._connect(name), CONNECT_GROUP, name)
 
     async def _connect(self, name: str) -> None:
         from rea_tui.host import HostError, ServerExited
@@ -171,7 +171,7 @@ class ServerFlow(Flow):
                 return
             self.screen.post_message(CatalogsRefreshed(name, withdrawn))
 
-        self.screen.run_worker(refresh(), group=REFRESH_GROUP, name=name, exit_on_error=False)
+        self.run_job(refresh(), REFRESH_GROUP, name)
 
     def refreshed(self, name: str, withdrawn: list[str]) -> None:
         hosted = self.session.hosted(name)

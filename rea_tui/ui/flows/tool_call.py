@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.worker import Worker
 
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import NarrowingAsked, ToolCallFinished
@@ -114,14 +113,11 @@ class ToolCallFlow(Flow):
             if entry.narrowing is not None:
                 self.screen.post_message(NarrowingAsked(entry))
 
-        self.screen.run_worker(call(), group=CALL_GROUP, name=f"{server}/{tool.name}", exit_on_error=False)
-
-    def running(self) -> list[Worker[Any]]:
-        return [w for w in self.screen.workers if w.group == CALL_GROUP and w.is_running]
+        self.run_job(call(), CALL_GROUP, f"{server}/{tool.name}")
 
     def cancel_all(self) -> bool:
         """Cancel every running call (each sends notifications/cancelled); False when none ran."""
-        running = self.running()
+        running = self.jobs(CALL_GROUP)
         for worker in running:
             worker.cancel()
         return bool(running)

@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Tab, Tabs, Tree
 
+from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.flows.form import FormFlow
 from rea_tui.ui.flows.replay import ReplayFlow
 from rea_tui.ui.flows.servers import ServerFlow
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 120
 Pane = Literal["prompts", "form", "workflow", "evidence"]
 PANES: tuple[Pane, ...] = ("prompts", "form", "workflow", "evidence")
+RESOURCE_GROUP = "resource"
 
 
 class MainScreen(Screen[None]):
@@ -291,7 +293,7 @@ class MainScreen(Screen[None]):
             await self.query_one(EvidencePane).select(entry.id)
             self.pane = "evidence"
 
-        self.run_worker(read(), group="resource", name=server, exit_on_error=False)
+        start_job(self, read(), RESOURCE_GROUP, server)
 
     def action_focus_evidence(self) -> None:
         self.pane = "evidence"
@@ -318,7 +320,8 @@ class MainScreen(Screen[None]):
     def on_job_failed(self, message: JobFailed) -> None:
         """The error route's second half: mark what the failed job was doing."""
         if message.group == "connect":
-            self.post_message(ServerConnectFailed(message.name, f"unexpected error: {message.error!r}"))
+            error = message.error
+            self.post_message(ServerConnectFailed(message.name, f"unexpected error: {type(error).__name__}: {error}"))
         elif message.group == "render":
             self.form_flow.render_failed(message.error)
 

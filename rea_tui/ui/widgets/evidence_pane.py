@@ -38,6 +38,8 @@ BADGES: dict[str, tuple[str, str]] = {
     "timed_out": ("⌛", "yellow"),
     "server_exited": ("⏏", "red"),
     "unavailable": ("⏏", "red"),
+    "authorization_needed": ("✗", "yellow"),
+    "failed": ("‼", "bold red"),
 }
 
 
