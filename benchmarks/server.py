@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rea_tui.server.completion import CompletionEngine, discover_procedures
+from rea_tui.server.completion_engine import CompletionEngine, discover_procedures
 from rea_tui.server.limits import MAX_COMPLETION_VALUES, MAX_VALUE_CHARS
 from rea_tui.server.providers.synthetic import SyntheticSpec
-from rea_tui.server.session import ServerOptions, Session
+from rea_tui.server.session_state import ServerOptions, Session
 from rea_tui.server.target import Target, open_default, open_synthetic
-from rea_tui.server.text import fold
+from rea_tui.server.text_forms import fold
 
 PROCEDURES = 100_000
 REQUESTS = 400

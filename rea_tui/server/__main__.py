@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from rea_tui.server.limits import MAX_SYNTHETIC_PROCEDURES
     from rea_tui.server.providers.synthetic import SyntheticSpec
-    from rea_tui.server.session import ServerOptions, Session
+    from rea_tui.server.session_state import ServerOptions, Session
     from rea_tui.server.target import Target, TargetError, open_default, open_path, open_synthetic
 
     session = Session(ServerOptions(discovery_limit=args.discovery_limit, page_size=args.page_size))
@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     if target is not None:
         session.activate(target)
 
-    from rea_tui.server.app import ReaServer
-    from rea_tui.server.transport import serve_http, serve_stdio
+    from rea_tui.server.rea_server import ReaServer
+    from rea_tui.server.serving import serve_http, serve_stdio
 
     app = ReaServer(session, fault_injection=args.fault_injection)
     try:

@@ -132,7 +132,7 @@ def is_javascript_application(path: str) -> bool:
 
 
 def _real_documents(entries: list[tuple[str, str]]) -> tuple[list[Document], InventoryProvider]:
-    from rea_tui.server.providers.real import LiefDocument
+    from rea_tui.server.providers.lief_documents import LiefDocument
 
     documents: list[Document] = []
     inventories: dict[str, DocumentInventory] = {}
@@ -235,7 +235,7 @@ def open_default() -> Target:
     Libraries loaded later by extension modules (OpenSSL, zlib...) are not
     part of the interpreter and are left out.
     """
-    from rea_tui.server.providers.real import LiefDocument
+    from rea_tui.server.providers.lief_documents import LiefDocument
 
     exe = os.path.realpath(sys.executable)
     mapped = _mapped_libraries()
@@ -297,7 +297,7 @@ def _app_bundle_files(path: str) -> tuple[str | None, list[str]]:
 
 
 def _binary_files(root: str) -> list[str]:
-    from rea_tui.server.providers.real import sniff_format
+    from rea_tui.server.providers.lief_documents import sniff_format
 
     found: list[str] = []
     seen = 0
@@ -331,7 +331,7 @@ def open_path(path: str) -> Target:
     if not os.path.exists(full):
         raise TargetError(f"no such file or directory: {path}")
     if os.path.isfile(full):
-        from rea_tui.server.providers.real import sniff_format
+        from rea_tui.server.providers.lief_documents import sniff_format
 
         if sniff_format(full) is None:
             raise TargetError(f"not an ELF, Mach-O or PE binary: {path}")

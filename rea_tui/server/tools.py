@@ -21,10 +21,10 @@ import anyio.to_thread
 import mcp_types as types
 from jsonschema import Draft202012Validator
 
-from rea_tui.server import artifacts, javascript
-from rea_tui.server.capture import run_capture, simulate_capture, split_arguments
-from rea_tui.server.catalog import NAME_ARGUMENTS, TOOLS_BY_NAME, ToolSpec
-from rea_tui.server.completion import validate_documents, validate_page
+from rea_tui.server import artifact_store, javascript_analysis
+from rea_tui.server.completion_engine import validate_documents, validate_page
+from rea_tui.server.name_resolver import Item, Narrowing, is_missing, make_item, match, narrowing, resolve
+from rea_tui.server.process_capture import run_capture, simulate_capture, split_arguments
 from rea_tui.server.providers.base import (
     InventoryProvider,
     ProcedureRecord,
@@ -32,11 +32,11 @@ from rea_tui.server.providers.base import (
     ProviderError,
     ProviderNotReady,
 )
-from rea_tui.server.providers.real import disassemble, sniff_format
-from rea_tui.server.resolver import Item, Narrowing, is_missing, make_item, match, narrowing, resolve
-from rea_tui.server.session import Session
+from rea_tui.server.providers.lief_documents import disassemble, sniff_format
+from rea_tui.server.session_state import Session
 from rea_tui.server.target import Document, Target, TargetError, is_javascript_application, open_path
-from rea_tui.server.text import escape_unsafe, fold, hex_address
+from rea_tui.server.text_forms import escape_unsafe, fold, hex_address
+from rea_tui.server.tool_catalog import NAME_ARGUMENTS, TOOLS_BY_NAME, ToolSpec
 
 
 @dataclass(slots=True)
@@ -441,7 +441,7 @@ class ToolRunner:
 
     async def analyze_javascript_application(self, args: dict[str, Any], call: CallContext) -> Outcome:
         try:
-            result = await anyio.to_thread.run_sync(javascript.analyze, str(args["input_path"]))
+            result = await anyio.to_thread.run_sync(javascript_analysis.analyze, str(args["input_path"]))
         except ValueError as exc:
             return Failure(str(exc))
         return Evidence(result)
@@ -565,7 +565,7 @@ class ToolRunner:
         described = manifest.describe()
         occurrence = args.get("occurrence")
         if is_missing(occurrence):
-            return Evidence({"manifest": described, **artifacts.manifest_findings(manifest, target)})
+            return Evidence({"manifest": described, **artifact_store.manifest_findings(manifest, target)})
         occ_items = [make_item(i, o["occurrence_id"], (o["name"],)) for i, o in enumerate(manifest.occurrences, 1)]
         chosen = resolve(
             str(occurrence),

@@ -14,7 +14,7 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 
 def test_the_server_never_imports_textual() -> None:
     code = (
-        "import sys, rea_tui.server.app, rea_tui.server.__main__, rea_tui.server.transport; "
+        "import sys, rea_tui.server.rea_server, rea_tui.server.__main__, rea_tui.server.serving; "
         "assert 'textual' not in sys.modules, 'textual imported'"
     )
     result = run("-c", code)

@@ -23,7 +23,7 @@ from rea_tui.server.providers.base import (
     ProviderNotReady,
     ProviderState,
 )
-from rea_tui.server.text import hex_address
+from rea_tui.server.text_forms import hex_address
 
 SYNTHETIC_DOCUMENTS: tuple[tuple[str, float, int], ...] = (
     ("Notes", 0.40, 0x100000000),
@@ -372,6 +372,6 @@ class SyntheticDocument:
         }
 
     def disassembly_target(self) -> tuple[int, int] | None:
-        from rea_tui.server.providers.real import capstone_mode
+        from rea_tui.server.providers.lief_documents import capstone_mode
 
         return capstone_mode(self.arch, self.bits)

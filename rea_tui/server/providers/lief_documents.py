@@ -16,7 +16,7 @@ from typing import Any
 import lief
 
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
-from rea_tui.server.text import hex_address
+from rea_tui.server.text_forms import hex_address
 
 # LIEF logs parse warnings itself; the server's stdout is the JSON-RPC channel
 # and its stderr is a log pane, so silence it and report errors ourselves.

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rea_tui.server.completion import Family
-from rea_tui.server.session import Session
+from rea_tui.server.completion_engine import Family
+from rea_tui.server.session_state import Session
 from rea_tui.server.target import is_javascript_application
-from rea_tui.server.text import escape_unsafe, quote
+from rea_tui.server.text_forms import escape_unsafe, quote
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,14 +28,14 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from rea_tui.server.catalog import TOOLS, TOOLS_BY_NAME
-from rea_tui.server.completion import CompletionEngine, Family
-from rea_tui.server.errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.completion_engine import CompletionEngine, Family
+from rea_tui.server.guided_prompts import PROMPTS, PROMPTS_BY_NAME, description, render
 from rea_tui.server.limits import MAX_VALUE_CHARS
-from rea_tui.server.prompts import PROMPTS, PROMPTS_BY_NAME, description, render
-from rea_tui.server.resolver import Narrowing
-from rea_tui.server.session import Session
-from rea_tui.server.text import to_json
+from rea_tui.server.name_resolver import Narrowing
+from rea_tui.server.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.session_state import Session
+from rea_tui.server.text_forms import to_json
+from rea_tui.server.tool_catalog import TOOLS, TOOLS_BY_NAME
 from rea_tui.server.tools import CallContext, Evidence, Failure, NeedsInput, Plain, ToolRunner
 
 SERVER_NAME = "rea-reference-server"

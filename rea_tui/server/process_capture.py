@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from rea_tui.server.schemas import PROCESS_CAPTURE_V4
+from rea_tui.server.evidence_schemas import PROCESS_CAPTURE_V4
 
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
 

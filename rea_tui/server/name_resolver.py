@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rea_tui.server.limits import MAX_CANDIDATES
-from rea_tui.server.text import escape_unsafe, fold
+from rea_tui.server.text_forms import escape_unsafe, fold
 
 Reason = Literal["ambiguous", "not_found", "missing_required"]
 

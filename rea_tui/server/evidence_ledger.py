@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rea_tui.server.schemas import is_artifact_inventory, is_process_capture_v4
+from rea_tui.server.evidence_schemas import is_artifact_inventory, is_process_capture_v4
 
 
 @dataclass(slots=True)

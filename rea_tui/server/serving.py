@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from rea_tui.server.app import ReaServer
+from rea_tui.server.rea_server import ReaServer
 
 
 def serve_stdio(app: ReaServer) -> int:

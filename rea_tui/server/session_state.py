@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rea_tui.server.artifacts import ArtifactStore
-from rea_tui.server.evidence import EvidenceLedger
+from rea_tui.server.artifact_store import ArtifactStore
+from rea_tui.server.evidence_ledger import EvidenceLedger
 from rea_tui.server.limits import DEFAULT_DISCOVERY_LIMIT, DEFAULT_PAGE_SIZE
 from rea_tui.server.target import Target
-from rea_tui.server.unknowns import UnknownRegistry
+from rea_tui.server.unknown_registry import UnknownRegistry
 
 
 @dataclass(frozen=True, slots=True)

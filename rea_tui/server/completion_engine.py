@@ -25,8 +25,8 @@ from typing import Any, Final, Literal
 
 from rea_tui.server.limits import MAX_COMPLETION_VALUES, MAX_VALUE_CHARS
 from rea_tui.server.providers.base import MalformedOutput, Provider, ProviderError
-from rea_tui.server.session import Session
-from rea_tui.server.text import fold
+from rea_tui.server.session_state import Session
+from rea_tui.server.text_forms import fold
 
 Family = Literal["document", "procedure", "provider", "evidence", "capture", "manifest", "occurrence", "unknown"]
 

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from rea_tui.server.schemas import ARTIFACT_INVENTORY_V1
+from rea_tui.server.evidence_schemas import ARTIFACT_INVENTORY_V1
 from rea_tui.server.target import Document, Target
 
 _HASH_LIMIT = 512 * 1024 * 1024
