@@ -144,8 +144,8 @@ class ArtifactStore:
         return list(self._manifests.values())
 
     def clear(self) -> None:
+        # The counter keeps going: an ID is never handed out twice by one process.
         self._manifests.clear()
-        self._next = 1
 
 
 def manifest_findings(manifest: Manifest, target: Target) -> dict[str, Any]:

@@ -8,7 +8,9 @@ connection and tests call the client from their own tasks on the same loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -37,13 +39,31 @@ def fold(value: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
 
 
-class LiveServer:
-    """`python -m rea_tui.server ARGS` over stdio, connected in `mode`."""
+READY_TIMEOUT_SECONDS = 60.0
+READY_POLL_SECONDS = 0.05
 
-    def __init__(self, *args: str, mode: str = "legacy", elicit: bool = True) -> None:
+
+class LiveServer:
+    """`python -m rea_tui.server ARGS` over stdio, connected in `mode`.
+
+    The server opens its target in the background; `start()` waits until
+    `rea://session` no longer says it is opening, unless `wait_ready=False`.
+    `command` replaces `-m rea_tui.server` (a test-support server script).
+    """
+
+    def __init__(
+        self,
+        *args: str,
+        mode: str = "legacy",
+        elicit: bool = True,
+        wait_ready: bool = True,
+        command: tuple[str, ...] = ("-m", "rea_tui.server"),
+    ) -> None:
         self.args = list(args)
         self.mode = mode
         self.elicit = elicit
+        self.wait_ready = wait_ready
+        self.command = command
         self.elicit_answer: types.ElicitResult = types.ElicitResult(action="decline")
         self.elicited: list[Any] = []
         self.notifications: list[Any] = []
@@ -68,7 +88,7 @@ class LiveServer:
         self.notifications.append(getattr(message, "root", message))
 
     async def _own(self) -> None:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "rea_tui.server", *self.args], cwd=str(REPO))
+        params = StdioServerParameters(command=sys.executable, args=[*self.command, *self.args], cwd=str(REPO))
         try:
             async with Client(
                 params,
@@ -91,7 +111,26 @@ class LiveServer:
         await self._ready.wait()
         if self._error is not None:
             raise RuntimeError(f"server {self.args} failed to start") from self._error
+        if self.wait_ready:
+            await self.until_settled()
         return self
+
+    async def session_state(self) -> dict[str, Any]:
+        read = await self.client.read_resource("rea://session")
+        content = read.contents[0]
+        assert isinstance(content, types.TextResourceContents)
+        state: dict[str, Any] = json.loads(content.text)
+        return state
+
+    async def until_settled(self, timeout: float = READY_TIMEOUT_SECONDS) -> dict[str, Any]:
+        """Wait until the target is no longer opening; returns the session resource."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = await self.session_state()
+            if state["state"] != "opening":
+                return state
+            assert time.monotonic() < deadline, "the target is still opening"
+            await asyncio.sleep(READY_POLL_SECONDS)
 
     async def stop(self) -> None:
         self._stop.set()

@@ -85,4 +85,4 @@ async def test_invalid_params_over_http_keep_the_session(http_url: str) -> None:
         assert caught.value.code == -32602
         assert caught.value.data["errors"] == [{"field": "arguments.feature", "message": "required"}]
         rendered = await client.get_prompt("investigate_feature", {"feature": "sync"})
-        assert "`list_documents`" in getattr(rendered.messages[0].content, "text", "")
+        assert "`search_strings`" in getattr(rendered.messages[0].content, "text", "")
