@@ -200,3 +200,14 @@ class ReferenceIndex:
 
     def from_source(self, position: int) -> list[CodeReference]:
         return self._by_source.get(position, [])
+
+    def to_procedure(self, address: int, names: Sequence[str]) -> list[CodeReference]:
+        """References to a procedure: to its address, and to the PLT stubs of any of its names.
+
+        A shared library calls its own exported functions through the PLT
+        (they may be interposed), so most callers of such a function call its stub.
+        """
+        wanted = set(names)
+        stubs = [stub for stub, name in self.imports.items() if name in wanted]
+        found = [ref for target in (address, *stubs) for ref in self.to_range(target, target + 1)]
+        return sorted(found, key=lambda r: r.site)

@@ -189,3 +189,31 @@ def expected_procedure_values(procedures: list[dict[str, Any]], exhaustive: bool
 def matching(values: set[str], prefix: str) -> list[str]:
     key = fold(prefix)
     return sorted(v for v in values if fold(v).startswith(key))
+
+
+def expected_target_values(by_document: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """Whole-target procedure values by the documented rule, computed independently.
+
+    Within a document a value is an address or a name at exactly one address.
+    It is offered plain when no other document has that identifier at all
+    (as a name or an address), else as `DOCUMENT!VALUE`.
+    """
+    per_document = {doc: expected_procedure_values(procs) for doc, procs in by_document.items()}
+    seen_in: dict[str, set[str]] = {}
+    for doc, procs in by_document.items():
+        for proc in procs:
+            for identifier in (proc["address"], *proc["names"]):
+                seen_in.setdefault(identifier, set()).add(doc)
+    values: set[str] = set()
+    for doc, own in per_document.items():
+        for value in own:
+            values.add(value if seen_in[value] == {doc} else f"{doc}!{value}")
+    return {v for v in values if len(v) <= 4096}
+
+
+def matching_target(values: set[str], prefix: str) -> list[str]:
+    """A qualified value matches by its whole text or by its part after the document."""
+    key = fold(prefix)
+    return sorted(
+        v for v in values if fold(v).startswith(key) or ("!" in v and fold(v.split("!", 1)[1]).startswith(key))
+    )

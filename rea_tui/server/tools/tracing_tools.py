@@ -178,6 +178,7 @@ async def find_references(call: ToolCall) -> Outcome:
         return pinned
     subject = given[0] if given else "string"
     query: dict[str, Any] = {"kind": subject}
+    names: tuple[str, ...] = ()
     if subject == "procedure":
         located = call.lookups.procedure(analysis, call.args)
         if isinstance(located, Narrowing | Failure):
@@ -185,6 +186,7 @@ async def find_references(call: ToolCall) -> Outcome:
         doc, low = located.document, located.record.address
         high = low + 1
         query["procedure"] = procedure_ref(located)
+        names = located.record.names
     elif subject == "address":
         resolved = _resolve_address(analysis, call.args["address"], pinned)
         if isinstance(resolved, Narrowing):
@@ -203,7 +205,7 @@ async def find_references(call: ToolCall) -> Outcome:
     if doc.backend.error:
         return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
     index = await _reference_index(analysis, doc)
-    refs = index.to_range(low, high)
+    refs = index.to_procedure(low, names) if subject == "procedure" else index.to_range(low, high)
     rows, next_offset, total = _procedures_referring(analysis, doc, refs, call)
     offset, limit = call.page()
     return Evidence(
@@ -243,8 +245,8 @@ async def callers(call: ToolCall) -> Outcome:
     if not isinstance(subject, tuple):
         return subject
     analysis, procedure, index = subject
-    address = procedure.record.address
-    refs = [r for r in index.to_range(address, address + 1) if r.kind in CALL_KINDS]
+    record = procedure.record
+    refs = [r for r in index.to_procedure(record.address, record.names) if r.kind in CALL_KINDS]
     rows, next_offset, total = _procedures_referring(analysis, procedure.document, refs, call)
     offset, limit = call.page()
     return Evidence(
