@@ -58,7 +58,9 @@ class LiveServer:
         elicit: bool = True,
         wait_ready: bool = True,
         command: tuple[str, ...] = ("-m", "rea_tui.server"),
+        env: dict[str, str] | None = None,
     ) -> None:
+        self.env = env
         self.args = list(args)
         self.mode = mode
         self.elicit = elicit
@@ -88,7 +90,9 @@ class LiveServer:
         self.notifications.append(getattr(message, "root", message))
 
     async def _own(self) -> None:
-        params = StdioServerParameters(command=sys.executable, args=[*self.command, *self.args], cwd=str(REPO))
+        params = StdioServerParameters(
+            command=sys.executable, args=[*self.command, *self.args], cwd=str(REPO), env=self.env
+        )
         try:
             async with Client(
                 params,
