@@ -16,9 +16,11 @@ Decision tree:
     several substring matches    -> ambiguous, candidates: those
     nothing                      -> not_found, candidates: all in scope, closest first
 
-Not-found candidates are ordered by closeness to what the caller typed
-(difflib's ratio on the folded forms, the best over an item's names; ties in
-code-point order of the name), so the likely meant item is among the 25.
+Not-found candidates are ordered by closeness to what the caller typed:
+difflib's ratio of each folded form against the folded value (as
+`difflib.get_close_matches` computes it), the best over an item's names and
+aliases; ties in code-point order of the name. So the likely meant item is
+among the 25.
 """
 
 from __future__ import annotations
