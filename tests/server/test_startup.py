@@ -214,3 +214,26 @@ async def test_while_the_target_opens_completion_is_cold_and_tools_wait(tmp_path
         assert "Active target: Python" in str(described) and "still opening" not in str(described)
         page = await server.complete("procedure", "PyList_Append")
         assert page.values == ["PyList_Append"]
+
+
+def test_the_early_handshake_speaks_the_sdk_versions() -> None:
+    from mcp_types import version
+
+    from rea_tui.server import server_identity
+
+    assert server_identity.HANDSHAKE_PROTOCOL_VERSIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
+    assert server_identity.LATEST_HANDSHAKE_VERSION == version.LATEST_HANDSHAKE_VERSION
+    assert server_identity.MODERN_PROTOCOL_VERSIONS == version.MODERN_PROTOCOL_VERSIONS
+
+
+@pytest.mark.parametrize("requested", ["2024-11-05", "2025-06-18", "1999-01-01"])
+def test_the_early_reply_negotiates_like_the_sdk(requested: str) -> None:
+    opening = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": requested}}
+    with raw_server("--synthetic", "10") as client:
+        client.send(opening)
+        negotiated = client.reply_to(1)["result"]["protocolVersion"]
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert client.receive()["id"] == 2
+    assert negotiated == (requested if requested != "1999-01-01" else "2025-11-25")
+    assert "differs" not in stderr_of(client)
