@@ -21,7 +21,7 @@ from rea_tui.server.target_analysis import LocatedString, TargetAnalysis, Target
 from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref, shown
 from rea_tui.server.text_forms import hex_address
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, ToolSpec
+from rea_tui.server.tool_registry import READS, Handler, ToolSpec
 from rea_tui.server.tool_schemas import (
     DOC_REF,
     LIMIT_ARGUMENT,
@@ -304,7 +304,7 @@ _PAGE = {"offset": OFFSET_ARGUMENT, "limit": LIMIT_ARGUMENT}
 _DOCUMENT = name_argument("Document to look in (optional; pins the search)")
 
 
-def _graph_tool(name: str, title: str, description: str, rows: str, handler: Any) -> ToolSpec:
+def _graph_tool(name: str, title: str, description: str, rows: str, handler: Handler) -> ToolSpec:
     return ToolSpec(
         name,
         title,
