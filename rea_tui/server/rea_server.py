@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import quote as url_quote
 from urllib.parse import unquote
 
 import mcp_types as types
@@ -54,10 +53,6 @@ TEMPLATE_FAMILIES: dict[str, dict[str, Family]] = {
     PROCEDURE_TEMPLATE: {"document": "document", "procedure": "procedure"},
     EVIDENCE_TEMPLATE: {"evidence": "evidence"},
 }
-
-
-def procedure_uri(document: str, procedure: str) -> str:
-    return f"rea://documents/{url_quote(document, safe='')}/procedures/{url_quote(procedure, safe='')}"
 
 
 def _is_modern(ctx: ServerRequestContext[Any, Any]) -> bool:

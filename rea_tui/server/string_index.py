@@ -9,7 +9,6 @@ queries are NFKC case-insensitive substring matches over the folded texts.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -62,7 +61,6 @@ class StringIndex:
                 found.append(FoundString(section.address + run.start(), len(raw), section.name, text))
         found.sort(key=lambda s: s.address)
         self.strings = found
-        self._starts = [s.address for s in found]
         self._folded = [fold(s.text[:MAX_STRING_CHARS]) for s in found]
 
     def __len__(self) -> int:
@@ -75,18 +73,5 @@ class StringIndex:
             return list(range(len(self.strings)))
         return [i for i, text in enumerate(self._folded) if key in text]
 
-    def exact(self, query: str) -> list[int]:
-        key = fold(query)
-        return [i for i, text in enumerate(self._folded) if text == key]
-
     def folded(self, position: int) -> str:
         return self._folded[position]
-
-    def containing(self, address: int) -> FoundString | None:
-        """The string that covers `address`, if any."""
-        at = bisect_right(self._starts, address) - 1
-        if at >= 0:
-            found = self.strings[at]
-            if address < found.address + found.size:
-                return found
-        return None

@@ -74,12 +74,6 @@ class TargetStrings:
             self.items.extend(own)
             next_id += len(index)
 
-    def index_of(self, doc: Document) -> StringIndex:
-        for candidate, index in self._documents:
-            if candidate is doc:
-                return index
-        raise KeyError(doc.name)
-
     def string_id(self, doc: Document, position: int) -> int:
         for at, (candidate, _index) in enumerate(self._documents):
             if candidate is doc:
@@ -261,6 +255,3 @@ class TargetAnalysis:
                 )
                 self._references[doc.name] = index
             return index
-
-    def references_ready(self, doc: Document) -> bool:
-        return doc.name in self._references
