@@ -1,46 +1,70 @@
-"""Benchmark the reference server's completion and default-target opening.
+"""Benchmark the reference server: start-up, the default target's inventory, completion and tracing.
 
-Run: `python benchmarks/server.py` (no assertions; prints figures).
+Run: `python benchmarks/server.py` (no assertions; prints figures next to the targets).
 
-- Procedure completion over a 100,000-procedure synthetic target, timed server
-  side by calling `CompletionEngine.complete` (what the `completion/complete`
-  handler calls) with many prefixes of several lengths. Reported for the
-  5-document target (requests spread over its documents) and for the worst
-  case of all 100,000 procedures in one document, with exhaustive discovery
-  (names take part) and with the default 5,000-address bound. A naive
-  baseline (a linear NFKC-casefold scan over every candidate value, then a
-  sort) runs on the same requests in the same run.
-- Opening the default target (the interpreter and its libraries): median of
-  several in-process runs, plus one cold run in a fresh process (LIEF import
-  included).
+- Start: wall time from spawning `python -m rea_tui.server` to the reply to
+  `initialize`, with a tiny raw JSON-RPC client over stdio (target <= 0.3 s);
+  and 20 servers spawned at once, until every one has answered (target: all
+  within 6 s), and until every target is ready.
+- The default target (the interpreter and its libraries, libpython has about
+  5,400 procedures): the time to open it and build the full inventory
+  (`TargetAnalysis.prepare`, what completion reads), in process.
+- Procedure name completion on libpython, in process (`CompletionEngine`,
+  what the `completion/complete` handler calls) and over stdio (request to
+  reply): median and p95 (target: median <= 5 ms).
+- `search_strings` and `find_references` on libpython over stdio: the first
+  call (builds the strings index and the capstone reference index) and
+  repeated calls (targets: first <= 2 s, repeated find_references <= 50 ms).
+- Procedure completion over a 100,000-procedure synthetic target, against a
+  naive baseline (a linear NFKC-casefold scan over every value, then a sort).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from queue import Empty, SimpleQueue
+from typing import IO, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-from rea_tui.server.completion import CompletionEngine, discover_procedures
-from rea_tui.server.limits import MAX_COMPLETION_VALUES, MAX_VALUE_CHARS
-from rea_tui.server.providers.synthetic import SyntheticSpec
-from rea_tui.server.session import ServerOptions, Session
-from rea_tui.server.target import Target, open_default, open_synthetic
-from rea_tui.server.text import fold
+from rea_tui.server.completion_engine import CompletionEngine  # noqa: E402
+from rea_tui.server.limits import MAX_COMPLETION_VALUES  # noqa: E402
+from rea_tui.server.procedure_inventory import discover  # noqa: E402
+from rea_tui.server.providers.synthetic import SyntheticSpec  # noqa: E402
+from rea_tui.server.session_state import ServerOptions, Session  # noqa: E402
+from rea_tui.server.target import Target, open_default, open_synthetic  # noqa: E402
+from rea_tui.server.target_analysis import TargetAnalysis  # noqa: E402
+from rea_tui.server.text_forms import fold  # noqa: E402
 
-PROCEDURES = 100_000
+SYNTHETIC_PROCEDURES = 100_000
 REQUESTS = 400
 PREFIX_LENGTHS = (0, 1, 2, 3, 5, 8, 13)
+START_RUNS = 7
+CONCURRENT_SERVERS = 20
+TRACING_REPEATS = 20
+REPLY_TIMEOUT_SECONDS = 120.0
+WELL_KNOWN_MESSAGE = "object of type '%.200s' has no len()"
+"""A libpython error message; its references are in the sequence and mapping size functions."""
+
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
 
 
 def ms(seconds: float) -> str:
-    return f"{seconds * 1000:8.3f} ms"
+    return f"{seconds * 1000:9.3f} ms"
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -48,39 +72,215 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def make_requests(target: Target, rng: random.Random) -> list[tuple[str, str]]:
-    """(document, prefix) pairs: prefixes of names and addresses, of several lengths."""
-    requests: list[tuple[str, str]] = []
-    weights = [len(d.backend.inventory.records) for d in target.documents]
-    for _ in range(REQUESTS):
-        doc = rng.choices(target.documents, weights=weights)[0]
-        record = rng.choice(doc.backend.inventory.records)
-        source = rng.choice([*record.names, f"0x{record.address:x}"])
-        length = rng.choice(PREFIX_LENGTHS)
-        requests.append((doc.name, source[:length]))
-    return requests
+# -- a raw JSON-RPC client over stdio ------------------------------------------------------------
 
 
-def time_requests(run: Callable[[str, str], object], requests: list[tuple[str, str]]) -> list[float]:
-    samples: list[float] = []
-    for document, prefix in requests:
+class RawServer:
+    """`python -m rea_tui.server ARGS` driven with newline-delimited JSON-RPC, nothing else."""
+
+    def __init__(self, *args: str) -> None:
+        self.spawned = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "rea_tui.server", *args],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._in: IO[bytes] = self.process.stdin
+        self._lines: SimpleQueue[tuple[float, bytes]] = SimpleQueue()
+        self._next_id = 1
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+
+    def _read(self, stdout: IO[bytes]) -> None:
+        for line in iter(stdout.readline, b""):
+            self._lines.put((time.perf_counter(), line))
+
+    def send(self, message: dict[str, Any]) -> None:
+        self._in.write(json.dumps(message).encode() + b"\n")
+        self._in.flush()
+
+    def reply(self, request_id: int) -> tuple[float, dict[str, Any]]:
+        """`(arrival time, message)` of the response to `request_id`."""
+        while True:
+            try:
+                arrived, line = self._lines.get(timeout=REPLY_TIMEOUT_SECONDS)
+            except Empty:
+                raise TimeoutError(f"no reply to request {request_id}") from None
+            message = json.loads(line)
+            if message.get("id") == request_id and "method" not in message:
+                return arrived, message
+
+    def initialize(self) -> float:
+        """Seconds from spawn to the initialize reply; then completes the handshake."""
+        self.send(INITIALIZE)
+        arrived, _ = self.reply(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return arrived - self.spawned
+
+    def request(self, method: str, params: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        """`(round-trip seconds, result)`."""
+        request_id = self._next_id
+        self._next_id += 1
         started = time.perf_counter()
-        run(document, prefix)
-        samples.append(time.perf_counter() - started)
-    return samples
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        arrived, message = self.reply(request_id)
+        if "error" in message:
+            raise RuntimeError(f"{method} failed: {message['error']}")
+        return arrived - started, message["result"]
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        elapsed, result = self.request("tools/call", {"name": name, "arguments": arguments})
+        return elapsed, result.get("structuredContent") or {}
+
+    def until_ready(self) -> float:
+        """Seconds from spawn until `rea://session` no longer says the target is opening."""
+        while True:
+            _, result = self.request("resources/read", {"uri": "rea://session"})
+            if json.loads(result["contents"][0]["text"])["state"] != "opening":
+                return time.perf_counter() - self.spawned
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        self._in.close()
+        try:
+            self.process.wait(timeout=REPLY_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
-def naive_baseline(target: Target, session: Session) -> Callable[[str, str], object]:
+# -- start-up --------------------------------------------------------------------------------------
+
+
+def bench_start() -> None:
+    print("\nstart-up (default target, stdio, raw JSON-RPC client)")
+    samples: list[float] = []
+    ready: list[float] = []
+    for _ in range(START_RUNS):
+        server = RawServer()
+        samples.append(server.initialize())
+        ready.append(server.until_ready())
+        server.close()
+    print(f"  spawn -> initialize reply, median of {START_RUNS}  {ms(statistics.median(samples))}   (target <= 300 ms)")
+    print(f"  spawn -> target ready, median            {ms(statistics.median(ready))}")
+    servers = [RawServer() for _ in range(CONCURRENT_SERVERS)]
+    started = min(s.spawned for s in servers)
+    for server in servers:
+        server.send(INITIALIZE)
+    answered = [server.reply(0)[0] for server in servers]
+    print(
+        f"  {CONCURRENT_SERVERS} servers at once: all answered initialize  {ms(max(answered) - started)}"
+        "   (target <= 6000 ms)"
+    )
+    for server in servers:
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    all_ready = max(server.until_ready() for server in servers)
+    print(f"  {CONCURRENT_SERVERS} servers at once: all targets ready      {ms(all_ready)}")
+    for server in servers:
+        server.close()
+
+
+# -- the default target ------------------------------------------------------------------------------
+
+
+def libpython(target: Target) -> str:
+    return max(target.documents, key=lambda d: len(d.backend.inventory.records)).name
+
+
+def bench_default_inventory(runs: int = 5) -> None:
+    options = ServerOptions()
+    open_default()  # warm LIEF's import and the page cache
+    opens: list[float] = []
+    builds: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        target = open_default()
+        opened = time.perf_counter()
+        analysis = TargetAnalysis(target, options.discovery())
+        analysis.prepare()
+        opens.append(opened - started)
+        builds.append(time.perf_counter() - opened)
+    procedures = sum(len(d.backend.inventory.records) for d in target.documents)
+    name = libpython(target)
+    print(f"\ndefault target: {len(target.documents)} documents, {procedures:,} procedures ({name} is the largest)")
+    print(f"  open (LIEF parse), median of {runs}        {ms(statistics.median(opens))}")
+    print(f"  full inventory build, median            {ms(statistics.median(builds))}   (discovery + indexes)")
+    bench_default_completion(analysis, name)
+
+
+def bench_default_completion(analysis: TargetAnalysis, document: str) -> None:
+    session = Session(ServerOptions())
+    session.activate(analysis)
+    engine = CompletionEngine(session)
+    rng = random.Random(7)
+    doc = analysis.target.document(document)
+    assert doc is not None
+    names = [n for r in doc.backend.inventory.records for n in r.names]
+    prefixes = [rng.choice(names)[: rng.choice(PREFIX_LENGTHS[1:])] for _ in range(REQUESTS)]
+    scoped = [time_call(lambda p=p: engine.complete("procedure", p, {"document": document})) for p in prefixes]
+    whole = [time_call(lambda p=p: engine.complete("procedure", p, {})) for p in prefixes]
+    print(f"  name completion in {document}, {REQUESTS} prefixes, in process")
+    print(f"    document in context     median {ms(statistics.median(scoped))}   p95 {ms(percentile(scoped, 0.95))}")
+    print(f"    whole target            median {ms(statistics.median(whole))}   p95 {ms(percentile(whole, 0.95))}")
+
+
+def time_call(run: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def bench_default_over_stdio() -> None:
+    server = RawServer()
+    server.initialize()
+    server.until_ready()
+    _, listed = server.tool("list_documents", {})
+    document = max(listed["documents"], key=lambda d: d.get("procedure_count", 0))["name"]
+    rng = random.Random(11)
+    _, page = server.tool("list_procedures", {"document": document, "limit": 500})
+    names = [n for p in page["procedures"] for n in p["names"]]
+    samples: list[float] = []
+    for _ in range(REQUESTS):
+        prefix = rng.choice(names)[: rng.choice(PREFIX_LENGTHS[1:])]
+        params = {
+            "ref": {"type": "ref/prompt", "name": "investigate_feature"},
+            "argument": {"name": "procedure", "value": prefix},
+            "context": {"arguments": {"document": document}},
+        }
+        samples.append(server.request("completion/complete", params)[0])
+    print(f"\n{document} over stdio (request to reply)")
+    print(
+        f"  name completion, {REQUESTS} requests   median {ms(statistics.median(samples))}   "
+        f"p95 {ms(percentile(samples, 0.95))}   (target median <= 5 ms)"
+    )
+    first_search, found = server.tool("search_strings", {"query": "has no len()"})
+    again = [server.tool("search_strings", {"query": "has no len()"})[0] for _ in range(TRACING_REPEATS)]
+    string = next(s for s in found["strings"] if s["text"] == WELL_KNOWN_MESSAGE)
+    print(f"  search_strings first call        {ms(first_search)}   (builds every document's strings)")
+    print(f"  search_strings repeated, median  {ms(statistics.median(again))}")
+    first_refs, refs = server.tool("find_references", {"string": str(string["id"])})
+    repeated = [server.tool("find_references", {"string": str(string["id"])})[0] for _ in range(TRACING_REPEATS)]
+    by_text = [server.tool("find_references", {"string": WELL_KNOWN_MESSAGE})[0] for _ in range(TRACING_REPEATS)]
+    print(f"  find_references first call       {ms(first_refs)}   (capstone pass over {document}; target <= 2000 ms)")
+    print(f"  find_references repeated, median {ms(statistics.median(repeated))}   (by id; target <= 50 ms)")
+    print(f"  find_references by text, median  {ms(statistics.median(by_text))}   (resolves the text first)")
+    referring = ", ".join(n for r in refs["references"] for n in r["procedure"]["names"])
+    print(f"    {WELL_KNOWN_MESSAGE!r} is referred to by: {referring}")
+    server.close()
+
+
+# -- synthetic scale ----------------------------------------------------------------------------------
+
+
+def naive_baseline(target: Target, options: ServerOptions) -> Callable[[str, str], object]:
     """Per request: fold every candidate value and keep the prefix matches, then sort."""
     provider = target.providers["auto"]
     candidates = {
-        doc.name: [
-            v
-            for v in discover_procedures(
-                provider, doc.name, session.options.discovery_limit, session.options.page_size
-            ).offered()
-            if len(v) <= MAX_VALUE_CHARS
-        ]
+        doc.name: discover(
+            provider, doc.name, limit=options.discovery_limit, page_size=options.page_size, time_budget=float("inf")
+        ).values()
         for doc in target.documents
     }
 
@@ -92,65 +292,42 @@ def naive_baseline(target: Target, session: Session) -> Callable[[str, str], obj
     return run
 
 
-def bench_completion(documents: int, discovery_limit: int) -> None:
+def bench_synthetic(documents: int) -> None:
+    options = ServerOptions()
     started = time.perf_counter()
-    target = open_synthetic(SyntheticSpec(PROCEDURES, 0, documents=documents))
+    target = open_synthetic(SyntheticSpec(SYNTHETIC_PROCEDURES, 0, documents=documents))
+    analysis = TargetAnalysis(target, options.discovery())
+    analysis.prepare()
     build = time.perf_counter() - started
-    session = Session(ServerOptions(discovery_limit=discovery_limit))
-    session.activate(target)
+    session = Session(options)
+    session.activate(analysis)
     engine = CompletionEngine(session)
-    requests = make_requests(target, random.Random(7))
-
-    def indexed(document: str, prefix: str) -> object:
-        return engine.complete("procedure", prefix, {"document": document})
-
-    cold: list[float] = []
-    for doc in target.documents:  # first request per document builds its prefix index
-        started = time.perf_counter()
-        indexed(doc.name, "")
-        cold.append(time.perf_counter() - started)
-    samples = time_requests(indexed, requests)
-    baseline = time_requests(naive_baseline(target, session), requests)
-    largest = max(len(d.backend.inventory.records) for d in target.documents)
+    rng = random.Random(7)
+    requests: list[tuple[str, str]] = []
+    weights = [len(d.backend.inventory.records) for d in target.documents]
+    for _ in range(REQUESTS):
+        doc = rng.choices(target.documents, weights=weights)[0]
+        record = rng.choice(doc.backend.inventory.records)
+        source = rng.choice([*record.names, f"0x{record.address:x}"])
+        requests.append((doc.name, source[: rng.choice(PREFIX_LENGTHS)]))
+    samples = [time_call(lambda d=d, p=p: engine.complete("procedure", p, {"document": d})) for d, p in requests]
+    baseline_run = naive_baseline(target, options)
+    baseline = [time_call(lambda d=d, p=p: baseline_run(d, p)) for d, p in requests]
     median, base_median = statistics.median(samples), statistics.median(baseline)
-    print(
-        f"\n{PROCEDURES:,} synthetic procedures in {len(target.documents)} document(s) "
-        f"(largest {largest:,}), discovery limit {discovery_limit:,}"
-    )
-    print(f"  target build                   {ms(build)}")
-    print(f"  first request per document     {ms(max(cold))} (max; builds the prefix index)")
-    print(f"  completion, {REQUESTS} requests     median {ms(median)}   p95 {ms(percentile(samples, 0.95))}")
-    print(f"  naive linear NFKC scan         median {ms(base_median)}   p95 {ms(percentile(baseline, 0.95))}")
-    print(f"  speed-up (median)              {base_median / median:8.1f}x")
-
-
-def bench_default_target(runs: int = 7) -> None:
-    open_default()  # warm LIEF import and the page cache
-    samples: list[float] = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        target = open_default()
-        samples.append(time.perf_counter() - started)
-    procedures = sum(len(d.backend.inventory.records) for d in target.documents)
-    code = (
-        "import time; t = time.perf_counter(); "
-        "from rea_tui.server.target import open_default; open_default(); "
-        "print(time.perf_counter() - t)"
-    )
-    cold = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    print(f"\ndefault target: {len(target.documents)} documents, {procedures:,} procedures")
-    for doc in target.documents:
-        print(f"  {doc.name:32} {len(doc.backend.inventory.records):6,} procedures")
-    print(f"  open, median of {runs}              {ms(statistics.median(samples))}")
-    print(f"  open in a fresh process        {ms(cold)} (includes importing LIEF)")
+    print(f"\n{SYNTHETIC_PROCEDURES:,} synthetic procedures in {len(target.documents)} document(s)")
+    print(f"  open + full inventory build     {ms(build)}")
+    print(f"  completion, {REQUESTS} requests    median {ms(median)}   p95 {ms(percentile(samples, 0.95))}")
+    print(f"  naive linear NFKC scan          median {ms(base_median)}   p95 {ms(percentile(baseline, 0.95))}")
+    print(f"  speed-up (median)               {base_median / median:8.1f}x")
 
 
 def main() -> None:
     print("rea-tui reference server benchmark")
-    bench_completion(documents=5, discovery_limit=PROCEDURES)
-    bench_completion(documents=1, discovery_limit=PROCEDURES)
-    bench_completion(documents=1, discovery_limit=5000)
-    bench_default_target()
+    bench_start()
+    bench_default_inventory()
+    bench_default_over_stdio()
+    bench_synthetic(documents=5)
+    bench_synthetic(documents=1)
 
 
 if __name__ == "__main__":

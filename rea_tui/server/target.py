@@ -9,28 +9,28 @@ from __future__ import annotations
 
 import os
 import plistlib
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from rea_tui.server.binary_formats import sniff_format
+from rea_tui.server.disassembly import CapstoneMode
 from rea_tui.server.providers.base import DocumentInventory, InventoryProvider, Provider
-from rea_tui.server.providers.synthetic import (
-    SyntheticDocument,
-    SyntheticSpec,
-    build_inventories,
-    build_providers,
+from rea_tui.server.providers.synthetic import SyntheticSpec, build_inventories, build_providers
+from rea_tui.server.providers.synthetic_document import SyntheticDocument
+from rea_tui.server.string_index import SectionBytes
+from rea_tui.server.target_paths import (
+    DEFAULT_LABEL,
+    DEFAULT_TARGET,
+    SYNTHETIC_PATH,
+    TargetError,
+    check_openable,
 )
 
 TargetKind = Literal["file", "directory", "app", "synthetic", "default"]
 
 MAX_DIRECTORY_FILES = 4000
 MAX_DOCUMENTS = 64
-SYNTHETIC_PATH = re.compile(r"^synthetic:(\d{1,6})(?::(\d{1,9}))?$")
-
-
-class TargetError(Exception):
-    """The path cannot be opened as a target; the message says why."""
 
 
 class DocumentBackend(Protocol):
@@ -44,7 +44,15 @@ class DocumentBackend(Protocol):
 
     def layout(self) -> dict[str, Any]: ...
 
-    def disassembly_target(self) -> tuple[int, int] | None: ...
+    def disassembly_target(self) -> CapstoneMode | None: ...
+
+    def data_sections(self) -> list[SectionBytes]: ...
+
+    def absolute_ranges(self) -> list[tuple[int, int]]: ...
+
+    def stub_sections(self) -> list[SectionBytes]: ...
+
+    def import_slots(self) -> dict[int, str]: ...
 
 
 @dataclass(slots=True)
@@ -132,7 +140,7 @@ def is_javascript_application(path: str) -> bool:
 
 
 def _real_documents(entries: list[tuple[str, str]]) -> tuple[list[Document], InventoryProvider]:
-    from rea_tui.server.providers.real import LiefDocument
+    from rea_tui.server.providers.lief_documents import LiefDocument
 
     documents: list[Document] = []
     inventories: dict[str, DocumentInventory] = {}
@@ -235,7 +243,7 @@ def open_default() -> Target:
     Libraries loaded later by extension modules (OpenSSL, zlib...) are not
     part of the interpreter and are left out.
     """
-    from rea_tui.server.providers.real import LiefDocument
+    from rea_tui.server.providers.lief_documents import LiefDocument
 
     exe = os.path.realpath(sys.executable)
     mapped = _mapped_libraries()
@@ -265,7 +273,7 @@ def open_default() -> Target:
     return Target(
         kind="default",
         path=exe,
-        label=f"Python {sys.version.split()[0]} interpreter and its shared libraries",
+        label=DEFAULT_LABEL,
         documents=documents,
         providers={"auto": provider},
         main_executable=exe,
@@ -297,8 +305,6 @@ def _app_bundle_files(path: str) -> tuple[str | None, list[str]]:
 
 
 def _binary_files(root: str) -> list[str]:
-    from rea_tui.server.providers.real import sniff_format
-
     found: list[str] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -317,24 +323,14 @@ def _binary_files(root: str) -> list[str]:
 
 def open_path(path: str) -> Target:
     """Open `path` as a target, or raise `TargetError` saying why not."""
+    check_openable(path)
     match = SYNTHETIC_PATH.match(path.strip())
     if match:
-        from rea_tui.server.limits import MAX_SYNTHETIC_PROCEDURES
-
-        count = int(match.group(1))
-        if not 1 <= count <= MAX_SYNTHETIC_PROCEDURES:
-            raise TargetError(f"synthetic targets have 1 to {MAX_SYNTHETIC_PROCEDURES} procedures")
-        return open_synthetic(SyntheticSpec(count, int(match.group(2) or 0)))
-    if path.strip() == "default:":
+        return open_synthetic(SyntheticSpec(int(match.group(1)), int(match.group(2) or 0)))
+    if path.strip() == DEFAULT_TARGET:
         return open_default()
     full = os.path.realpath(os.path.expanduser(path))
-    if not os.path.exists(full):
-        raise TargetError(f"no such file or directory: {path}")
     if os.path.isfile(full):
-        from rea_tui.server.providers.real import sniff_format
-
-        if sniff_format(full) is None:
-            raise TargetError(f"not an ELF, Mach-O or PE binary: {path}")
         documents, provider = _real_documents([(os.path.basename(full), full)])
         return Target(
             kind="file",

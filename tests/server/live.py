@@ -8,7 +8,9 @@ connection and tests call the client from their own tasks on the same loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -37,13 +39,33 @@ def fold(value: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
 
 
-class LiveServer:
-    """`python -m rea_tui.server ARGS` over stdio, connected in `mode`."""
+READY_TIMEOUT_SECONDS = 60.0
+READY_POLL_SECONDS = 0.05
 
-    def __init__(self, *args: str, mode: str = "legacy", elicit: bool = True) -> None:
+
+class LiveServer:
+    """`python -m rea_tui.server ARGS` over stdio, connected in `mode`.
+
+    The server opens its target in the background; `start()` waits until
+    `rea://session` no longer says it is opening, unless `wait_ready=False`.
+    `command` replaces `-m rea_tui.server` (a test-support server script).
+    """
+
+    def __init__(
+        self,
+        *args: str,
+        mode: str = "legacy",
+        elicit: bool = True,
+        wait_ready: bool = True,
+        command: tuple[str, ...] = ("-m", "rea_tui.server"),
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.env = env
         self.args = list(args)
         self.mode = mode
         self.elicit = elicit
+        self.wait_ready = wait_ready
+        self.command = command
         self.elicit_answer: types.ElicitResult = types.ElicitResult(action="decline")
         self.elicited: list[Any] = []
         self.notifications: list[Any] = []
@@ -68,7 +90,9 @@ class LiveServer:
         self.notifications.append(getattr(message, "root", message))
 
     async def _own(self) -> None:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "rea_tui.server", *self.args], cwd=str(REPO))
+        params = StdioServerParameters(
+            command=sys.executable, args=[*self.command, *self.args], cwd=str(REPO), env=self.env
+        )
         try:
             async with Client(
                 params,
@@ -91,7 +115,26 @@ class LiveServer:
         await self._ready.wait()
         if self._error is not None:
             raise RuntimeError(f"server {self.args} failed to start") from self._error
+        if self.wait_ready:
+            await self.until_settled()
         return self
+
+    async def session_state(self) -> dict[str, Any]:
+        read = await self.client.read_resource("rea://session")
+        content = read.contents[0]
+        assert isinstance(content, types.TextResourceContents)
+        state: dict[str, Any] = json.loads(content.text)
+        return state
+
+    async def until_settled(self, timeout: float = READY_TIMEOUT_SECONDS) -> dict[str, Any]:
+        """Wait until the target is no longer opening; returns the session resource."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = await self.session_state()
+            if state["state"] != "opening":
+                return state
+            assert time.monotonic() < deadline, "the target is still opening"
+            await asyncio.sleep(READY_POLL_SECONDS)
 
     async def stop(self) -> None:
         self._stop.set()
@@ -150,3 +193,31 @@ def expected_procedure_values(procedures: list[dict[str, Any]], exhaustive: bool
 def matching(values: set[str], prefix: str) -> list[str]:
     key = fold(prefix)
     return sorted(v for v in values if fold(v).startswith(key))
+
+
+def expected_target_values(by_document: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """Whole-target procedure values by the documented rule, computed independently.
+
+    Within a document a value is an address or a name at exactly one address.
+    It is offered plain when no other document has that identifier at all
+    (as a name or an address), else as `DOCUMENT!VALUE`.
+    """
+    per_document = {doc: expected_procedure_values(procs) for doc, procs in by_document.items()}
+    seen_in: dict[str, set[str]] = {}
+    for doc, procs in by_document.items():
+        for proc in procs:
+            for identifier in (proc["address"], *proc["names"]):
+                seen_in.setdefault(identifier, set()).add(doc)
+    values: set[str] = set()
+    for doc, own in per_document.items():
+        for value in own:
+            values.add(value if seen_in[value] == {doc} else f"{doc}!{value}")
+    return {v for v in values if len(v) <= 4096}
+
+
+def matching_target(values: set[str], prefix: str) -> list[str]:
+    """A qualified value matches by its whole text or by its part after the document."""
+    key = fold(prefix)
+    return sorted(
+        v for v in values if fold(v).startswith(key) or ("!" in v and fold(v.split("!", 1)[1]).startswith(key))
+    )

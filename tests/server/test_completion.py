@@ -8,7 +8,14 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 
-from tests.server.live import LiveServer, expected_procedure_values, fold, matching
+from tests.server.live import (
+    LiveServer,
+    expected_procedure_values,
+    expected_target_values,
+    fold,
+    matching,
+    matching_target,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -20,6 +27,12 @@ async def server(request: pytest.FixtureRequest) -> AsyncIterator[LiveServer]:
     live = await LiveServer("--synthetic", "2000", mode=request.param).start()
     yield live
     await live.stop()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def target_values(server: LiveServer) -> set[str]:
+    """What the whole-target rule says completion without a document must offer."""
+    return expected_target_values({doc: await server.all_procedures(doc) for doc in DOCUMENTS})
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -168,3 +181,59 @@ async def test_resource_template_variables_complete(server: LiveServer) -> None:
     read = await server.client.read_resource("rea://documents/Notes/procedures/openDocument")
     text = read.contents[0]
     assert isinstance(text, types.TextResourceContents) and '"openDocument"' in text.text
+
+
+COMPLETE = {"complete": True, "limit": 1_000_000, "addresses": 2000}
+"""`_meta["rea/discovery"]` of a complete inventory of the 2,000-procedure target."""
+
+
+async def discovery_meta(server: LiveServer, value: str, context: dict[str, str] | None = None) -> object:
+    result = await server.client.complete(
+        types.PromptReference(name="investigate_feature"), {"name": "procedure", "value": value}, context
+    )
+    return (result.meta or {}).get("rea/discovery")
+
+
+async def test_without_a_document_completion_spans_the_whole_target(
+    server: LiveServer, target_values: set[str]
+) -> None:
+    for prefix in ("open", "openDocument", "search", "0x1000002", "Notes!", "libsync.dylib!open", "load", "-["):
+        page = await server.complete("procedure", prefix)
+        expected = matching_target(target_values, prefix)
+        assert page.total == len(expected), prefix
+        assert page.values == expected[:100], prefix
+        assert page.has_more == (len(expected) > 100), prefix
+    assert await discovery_meta(server, "open") == COMPLETE
+
+
+async def test_a_name_in_several_documents_is_offered_qualified(server: LiveServer) -> None:
+    shared = await server.complete("procedure", "openDocument")
+    assert shared.values == ["Notes!openDocument", "NotesHelper!openDocument", "libsync.dylib!openDocument"]
+    # Unique across the target: offered plain (and ambiguous within a document: not at all).
+    assert (await server.complete("procedure", "exportNoteAsPDF")).values == ["exportNoteAsPDF"]
+    assert (await server.complete("procedure", "duplicateHelper")).values == []
+
+
+async def test_every_name_taking_tool_accepts_the_qualified_form(server: LiveServer) -> None:
+    for value in (await server.complete("procedure", "openDocument")).values:
+        document, name = value.split("!")
+        inspected = await server.structured("inspect_procedure", {"procedure": value})
+        assert inspected["document"]["name"] == document and inspected["procedure"]["names"] == [name]
+        for tool in ("callers", "callees", "find_references"):
+            result = await server.structured(tool, {"procedure": value})
+            assert result["document"]["name"] == document, (tool, result)
+    by_address = (await server.complete("procedure", "Notes!0x100000280")).values
+    assert by_address == ["Notes!0x100000280"]
+    assert (await server.structured("inspect_procedure", {"procedure": by_address[0]}))["procedure"]["names"] == [
+        "openDocument"
+    ]
+
+
+async def test_the_discovery_meta_of_a_document(server: LiveServer) -> None:
+    notes = await discovery_meta(server, "", {"document": "Notes"})
+    assert notes == {"complete": True, "limit": 1_000_000, "addresses": 800}
+    # Families that are not procedures carry no discovery report.
+    result = await server.client.complete(
+        types.PromptReference(name="investigate_feature"), {"name": "document", "value": ""}
+    )
+    assert "rea/discovery" not in (result.meta or {})

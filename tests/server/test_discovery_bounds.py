@@ -1,9 +1,18 @@
-"""Bounded procedure discovery: when the bound cuts discovery short, only observed addresses."""
+"""Bounded procedure discovery: when a bound cuts discovery short, only observed addresses, and the reply says so.
+
+The default bound (1,000,000 addresses and a time budget) is a safety limit
+real binaries do not hit; `--discovery-limit` and `--discovery-time-budget`
+make the bounded behaviour visible. A cut inventory is reported in the
+completion result's `_meta["rea/discovery"]` as
+`{"complete": false, "limit": N, "addresses": seen, "reason": "limit" | "time"}`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
+import mcp_types as types
 import pytest
 import pytest_asyncio
 
@@ -29,6 +38,47 @@ async def small_pages() -> AsyncIterator[LiveServer]:
     live = await LiveServer("--synthetic", "2000", "--page-size", "3", mode="2026-07-28").start()
     yield live
     await live.stop()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def no_time() -> AsyncIterator[LiveServer]:
+    """A zero time budget: every document's discovery stops after its first page of 7."""
+    live = await LiveServer("--synthetic", "2000", "--discovery-time-budget", "0", "--page-size", "7").start()
+    yield live
+    await live.stop()
+
+
+async def discovery(server: LiveServer, value: str, context: dict[str, str] | None = None) -> tuple[Any, list[str]]:
+    result = await server.client.complete(
+        types.PromptReference(name="investigate_feature"), {"name": "procedure", "value": value}, context
+    )
+    return (result.meta or {}).get("rea/discovery"), result.completion.values
+
+
+async def test_a_cut_inventory_says_so_in_meta(bounded: LiveServer) -> None:
+    cut, _ = await discovery(bounded, "", {"document": "Notes"})
+    assert cut == {"complete": False, "limit": 200, "addresses": 200, "reason": "limit"}
+    whole, _ = await discovery(bounded, "", {"document": "NotesShare.appex"})
+    assert whole == {"complete": True, "limit": 200, "addresses": 200}
+
+
+async def test_the_time_budget_cuts_discovery_too(no_time: LiveServer) -> None:
+    cut, values = await discovery(no_time, "", {"document": "Notes"})
+    assert cut == {"complete": False, "limit": 1_000_000, "addresses": 7, "reason": "time"}
+    assert len(values) == 7 and all(v.startswith("0x") for v in values)
+    assert (await no_time.complete("procedure", "openDocument", {"document": "Notes"})).values == []
+
+
+async def test_whole_target_completion_qualifies_everything_while_a_document_is_cut(bounded: LiveServer) -> None:
+    meta, _ = await discovery(bounded, "open")
+    assert meta == {"complete": False, "limit": 200, "addresses": 200 * 4 + 200, "reason": "limit"}
+    # Uniqueness across the target is unknown, so nothing is plain; a complete document still offers
+    # its unique names, qualified.
+    share = (await bounded.all_procedures("NotesShare.appex"))[0]["names"][0]
+    assert (await bounded.complete("procedure", share)).values == [f"NotesShare.appex!{share}"]
+    page = await bounded.complete("procedure", "0x")
+    assert page.values and all("!" in v for v in page.values)
+    assert (await bounded.complete("procedure", "openDocument")).values == []
 
 
 async def test_names_are_not_offered_from_a_partial_inventory(bounded: LiveServer) -> None:

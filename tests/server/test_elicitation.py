@@ -1,17 +1,32 @@
-"""run_process_capture asks for confirmation with form elicitation, on both protocol generations."""
+"""run_process_capture: always confirmed through form elicitation, only the startup target, whole group killed.
+
+On both protocol generations: the user is asked on every run (no argument
+skips it), a client without form elicitation gets a tool error and nothing
+runs, only the executable the server was started with may run (opening
+/bin/sh later does not make a shell runnable), and every process the capture
+started is dead when it ends.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
+import shutil
 import sys
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 import pytest_asyncio
 
-from tests.server.live import LiveServer
+from tests.server.live import REPO, LiveServer
+
+CHILDREN_SCRIPT = str(REPO / "tests" / "support" / "capture_children.py")
+DEATH_TIMEOUT_SECONDS = 10.0
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -92,11 +107,72 @@ async def test_no_shell_is_involved(server: LiveServer) -> None:
     assert result["stdout"]["text"] == "['$HOME; echo hi']\n"
 
 
-async def test_a_client_without_elicitation_gets_a_not_run_result(no_elicitation: LiveServer) -> None:
-    result, _ = await capture(no_elicitation, {})
-    assert result["status"] == "not_run" and "confirm=true" in result["reason"]
-    confirmed, progress = await capture(no_elicitation, {"confirm": True})
-    assert confirmed["status"] == "completed" and confirmed["simulated"] is True and progress
+def text_of(result: types.CallToolResult) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+async def test_a_client_without_elicitation_gets_a_tool_error_and_nothing_runs(no_elicitation: LiveServer) -> None:
+    before = (await no_elicitation.complete("evidence", "")).values
+    refused = await no_elicitation.tool("run_process_capture", {})
+    assert refused.is_error is True and "elicitation" in text_of(refused) and "nothing was run" in text_of(refused)
+    # There is no argument that skips the question.
+    confirm = await no_elicitation.tool("run_process_capture", {"confirm": True})
+    assert confirm.is_error is True and "arguments.confirm: unknown argument" in text_of(confirm)
+    assert (await no_elicitation.complete("evidence", "")).values == before
+    assert (await no_elicitation.complete("capture", "", prompt="trace_crash")).values == []
+
+
+async def test_targets_opened_later_are_never_run(server: LiveServer, tmp_path: Path) -> None:
+    shell = shutil.which("sh")
+    assert shell is not None
+    copy = tmp_path / "python-copy"
+    shutil.copy(os.path.realpath(sys.executable), copy)
+    server.elicit_answer = types.ElicitResult(action="accept", content={"arguments": "-c 'echo shell ran'"})
+    try:
+        for path in (shell, str(copy)):
+            opened = await server.structured("open_binary", {"path": path})
+            assert opened["main_executable"] == os.path.realpath(path)
+            server.elicited.clear()
+            refused = await server.tool("run_process_capture", {"arguments": "-c 'echo shell ran'"})
+            assert refused.is_error is True and "opened later with open_binary" in text_of(refused), path
+            assert server.elicited == [], "a refused capture does not even ask"
+    finally:
+        await server.structured("open_binary", {"path": "default:"})
+    # The interpreter the server started with is the same file again: it may run.
+    server.elicit_answer = types.ElicitResult(action="accept", content={"arguments": "-c 'print(1)'"})
+    again, _ = await capture(server, {})
+    assert again["status"] == "completed" and again["stdout"]["text"] == "1\n"
+
+
+def dead(pid: int) -> bool:
+    """Gone, or a zombie nobody has reaped yet (it runs no code either way)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def wait_dead(pid: int) -> bool:
+    deadline = time.monotonic() + DEATH_TIMEOUT_SECONDS
+    while not dead(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(("wait", "status"), [(30, "timed_out"), (0, "completed")])
+async def test_every_process_the_capture_started_is_killed(server: LiveServer, wait: int, status: str) -> None:
+    server.elicit_answer = types.ElicitResult(action="accept", content={})
+    result, _ = await capture(server, {"arguments": f"{CHILDREN_SCRIPT} {wait}", "timeout_seconds": 2})
+    assert result["status"] == status, result
+    found = re.fullmatch(r"child=(\d+) group=(\d+) leader=(\d+)\n", result["stdout"]["text"])
+    assert found is not None, result["stdout"]
+    child, group, leader = (int(g) for g in found.groups())
+    assert group == leader != os.getpgid(0), "the capture runs in a process group of its own"
+    assert await wait_dead(child), f"the capture's child {child} outlived it"
 
 
 async def test_the_tool_declares_itself_destructive(no_elicitation: LiveServer) -> None:

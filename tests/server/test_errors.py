@@ -10,13 +10,15 @@ import pytest_asyncio
 from mcp import MCPError
 
 from tests.server.live import LiveServer
+from tests.support.faulting_server import FAULT_METHOD
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=["legacy", "2026-07-28"])
 async def server(request: pytest.FixtureRequest) -> AsyncIterator[LiveServer]:
-    live = await LiveServer("--synthetic", "500", "--fault-injection", mode=request.param).start()
+    # The product has no fault hook: a test-support server adds one failing method to the real ReaServer.
+    live = await LiveServer(command=("-m", "tests.support.faulting_server"), mode=request.param).start()
     yield live
     await live.stop()
 
@@ -115,9 +117,19 @@ async def test_unknown_tool_is_invalid_params_and_bad_arguments_are_a_tool_error
 
 
 async def test_unexpected_failure_is_internal_error_never_zero(server: LiveServer) -> None:
-    error = await fails(server, "rea/fault", {})
+    error = await fails(server, FAULT_METHOD, {})
     assert error.code == -32603
     assert error.code != 0
     await still_works(server)
-    again = await fails(server, "rea/fault", {})
+    again = await fails(server, FAULT_METHOD, {})
     assert again.code == -32603
+
+
+async def test_the_product_server_has_no_fault_hook() -> None:
+    product = await LiveServer("--synthetic", "50").start()
+    try:
+        with pytest.raises(MCPError) as caught:
+            await product.raw(FAULT_METHOD, {})
+        assert caught.value.code == -32601, "an unknown method, not a test hook"
+    finally:
+        await product.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -11,7 +12,7 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 
-from tests.server.live import LiveServer
+from tests.server.live import LiveServer, fold
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -152,3 +153,43 @@ async def test_unknown_and_manifest_names_narrow_too(server: LiveServer, output_
     assert missing["reason"] == "missing_required" and missing["argument"] == "unknown"
     no_manifest = await reply(server, output_schemas, "inspect_artifact", {"manifest": "M-0099"})
     assert no_manifest["reason"] == "not_found" and no_manifest["argument"] == "manifest"
+
+
+async def test_the_provider_argument_narrows_too(server: LiveServer, output_schemas: dict[str, Any]) -> None:
+    exact = await reply(server, output_schemas, "list_documents", {"provider": "AUTO"})
+    assert exact["provider"] == "auto"
+    several = await reply(server, output_schemas, "list_documents", {"provider": "deep"})
+    assert several["reason"] == "ambiguous" and several["argument"] == "provider"
+    assert [c["name"] for c in several["candidates"]] == ["deep-cold", "deep-failing", "deep-malformed"]
+    unknown = await reply(server, output_schemas, "list_procedures", {"provider": "ghidra"})
+    assert unknown["reason"] == "not_found" and len(unknown["candidates"]) == 4
+    # One substring match or an id resolves; that provider being cold is then the tool's own error.
+    for value in ("cold", "2"):
+        cold = await server.tool("list_documents", {"provider": value})
+        assert cold.is_error is True and "deep-cold is cold" in getattr(cold.content[0], "text", "")
+
+
+def closeness(typed: str, forms: list[str]) -> float:
+    """The test's own closeness: difflib's ratio (candidate against typed, as get_close_matches does) on
+    folded text, the best over a procedure's names and address."""
+    return max(difflib.SequenceMatcher(None, fold(f), fold(typed), autojunk=False).ratio() for f in forms)
+
+
+async def test_not_found_candidates_come_closest_first(server: LiveServer, output_schemas: dict[str, Any]) -> None:
+    typed = "exportNoteAsPFD"
+    answer = await reply(server, output_schemas, "inspect_procedure", {"procedure": typed, "document": "Notes"})
+    assert answer["reason"] == "not_found"
+    names = [c["name"] for c in answer["candidates"]]
+    assert names[:2] == ["exportNoteAsPDF", "exportNoteAsHTML"]
+    forms = {p["address"]: [*p["names"], p["address"]] for p in await server.all_procedures("Notes")}
+    scores = [closeness(typed, forms[c["address"]]) for c in answer["candidates"]]
+    assert scores == sorted(scores, reverse=True), "closest first"
+    documents = await reply(server, output_schemas, "inspect_binary_layout", {"document": "libsink"})
+    assert documents["candidates"][0]["name"] == "libsync.dylib"
+
+
+async def test_a_qualified_procedure_and_a_different_document_conflict(server: LiveServer) -> None:
+    result = await server.tool("inspect_procedure", {"procedure": "Notes!openDocument", "document": "libsync.dylib"})
+    assert result.is_error is True and "give one of them" in getattr(result.content[0], "text", "")
+    same = await server.structured("inspect_procedure", {"procedure": "Notes!openDocument", "document": "Notes"})
+    assert same["document"]["name"] == "Notes"

@@ -128,3 +128,17 @@ async def test_compare_versions_opens_each_target_before_inspecting(server: Live
         )
     )
     assert runtime[-1] == "run_process_capture"
+
+
+async def test_investigate_feature_suggests_the_tracing_tools_in_order(server: LiveServer) -> None:
+    await server.structured("open_binary", {"path": "synthetic:300"})
+    await server.structured("close_binary")
+    await server.structured("open_binary", {"path": "synthetic:300"})
+    found = steps(await render(server, "investigate_feature", {"feature": "offline search"}))
+    assert found == ["search_strings", "find_references", "inspect_procedure", "record_unknown"]
+    tools = {t.name for t in (await server.client.list_tools()).tools}
+    assert {"search_strings", "find_references", "callers", "callees"} <= tools
+    await server.tool("close_binary")
+    closed = steps(await render(server, "investigate_feature", {"feature": "offline search"}))
+    assert closed == ["open_binary", "search_strings", "find_references", "inspect_procedure", "record_unknown"]
+    await server.structured("open_binary", {"path": "synthetic:300"})

@@ -23,7 +23,7 @@ from rea_tui.server.providers.base import (
     ProviderNotReady,
     ProviderState,
 )
-from rea_tui.server.text import hex_address
+from rea_tui.server.providers.synthetic_document import STRIDE
 
 SYNTHETIC_DOCUMENTS: tuple[tuple[str, float, int], ...] = (
     ("Notes", 0.40, 0x100000000),
@@ -38,7 +38,6 @@ SHARED_PROCEDURE = "openDocument"
 
 SHARED_PROCEDURE_DOCUMENTS = ("Notes", "NotesHelper", "libsync.dylib")
 
-_STRIDE = 0x40
 _VERBS = (
     "open",
     "close",
@@ -195,7 +194,7 @@ def build_inventories(spec: SyntheticSpec) -> dict[str, DocumentInventory]:
         for index, planted in _planted(doc, count).items():
             names[index] = planted
         records = [
-            ProcedureRecord(address=base + i * _STRIDE, names=tuple(sorted(n)), size=_STRIDE - (i % 3) * 8)
+            ProcedureRecord(address=base + i * STRIDE, names=tuple(sorted(n)), size=STRIDE - (i % 3) * 8)
             for i, n in enumerate(names)
         ]
         inventories[doc] = DocumentInventory(records=records)
@@ -272,106 +271,3 @@ def build_providers(spec: SyntheticSpec, inventories: dict[str, DocumentInventor
         FailingProvider("deep-failing"),
         MalformedProvider("deep-malformed"),
     ]
-
-
-# Small, valid x86-64 encodings, so synthetic procedures disassemble for real.
-_BODY = (
-    bytes.fromhex("4883ec20"),  # sub rsp, 0x20
-    bytes.fromhex("48897df8"),  # mov [rbp-8], rdi
-    bytes.fromhex("31c0"),  # xor eax, eax
-    bytes.fromhex("488b45f8"),  # mov rax, [rbp-8]
-    bytes.fromhex("85c0"),  # test eax, eax
-    bytes.fromhex("7405"),  # je +5
-    bytes.fromhex("4889c7"),  # mov rdi, rax
-    bytes.fromhex("83f801"),  # cmp eax, 1
-)
-
-
-class SyntheticDocument:
-    """Byte access and layout for one synthetic document."""
-
-    def __init__(self, name: str, base: int, inventory: DocumentInventory, seed: int) -> None:
-        self.name = name
-        self.base = base
-        self.inventory = inventory
-        self.seed = seed
-        self.format = "MachO"
-        self.arch = "X86_64"
-        self.bits = 64
-        self.error: str | None = None
-
-    def read(self, address: int, size: int) -> bytes:
-        rng = random.Random(address ^ (self.seed * 0x9E3779B1))
-        code = bytearray(bytes.fromhex("554889e5"))  # push rbp; mov rbp, rsp
-        while len(code) < max(size - 7, 8):
-            records = self.inventory.records
-            if rng.random() < 0.15 and records:
-                # Calls land on real procedures of the document, so call graphs can be traced.
-                target = records[rng.randrange(len(records))].address
-                rel = (target - (address + len(code) + 5)) & 0xFFFFFFFF
-                code += b"\xe8" + rel.to_bytes(4, "little")  # call rel32
-            else:
-                code += rng.choice(_BODY)
-        code += bytes.fromhex("c9c3")  # leave; ret
-        return bytes(code[:size]) if size < len(code) else bytes(code)
-
-    def layout(self) -> dict[str, Any]:
-        records = self.inventory.records
-        end = records[-1].address + _STRIDE if records else self.base
-        return {
-            "format": "MachO",
-            "arch": self.arch,
-            "bits": self.bits,
-            "synthetic": True,
-            "entrypoint": hex_address(records[0].address if records else self.base),
-            "imagebase": hex_address(self.base),
-            "pie": True,
-            "nx": True,
-            "sections": [
-                {
-                    "name": "__text",
-                    "address": hex_address(self.base),
-                    "size": end - self.base,
-                    "offset": 0x1000,
-                    "entropy": 6.1,
-                    "flags": ["segment:__TEXT"],
-                },
-                {
-                    "name": "__cstring",
-                    "address": hex_address(end),
-                    "size": 0x4000,
-                    "offset": 0x1000 + end - self.base,
-                    "entropy": 4.2,
-                    "flags": ["segment:__TEXT"],
-                },
-                {
-                    "name": "__data",
-                    "address": hex_address(end + 0x4000),
-                    "size": 0x2000,
-                    "offset": 0x5000 + end - self.base,
-                    "entropy": 1.3,
-                    "flags": ["segment:__DATA"],
-                },
-            ],
-            "segments": [
-                {
-                    "name": "__TEXT",
-                    "address": hex_address(self.base),
-                    "size": end - self.base + 0x4000,
-                    "flags": ["read", "exec"],
-                },
-                {
-                    "name": "__DATA",
-                    "address": hex_address(end + 0x4000),
-                    "size": 0x2000,
-                    "flags": ["read", "write"],
-                },
-            ],
-            "libraries": ["/usr/lib/libSystem.B.dylib", "@rpath/libsearch.dylib", "@rpath/libsync.dylib"],
-            "procedure_count": len(records),
-        }
-
-    def disassembly_target(self) -> tuple[int, int] | None:
-        from rea_tui.server.providers.real import capstone_mode
-
-        return capstone_mode(self.arch, self.bits)

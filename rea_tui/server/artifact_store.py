@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from rea_tui.server.schemas import ARTIFACT_INVENTORY_V1
+from rea_tui.server.evidence_schemas import ARTIFACT_INVENTORY_V1
 from rea_tui.server.target import Document, Target
 
 _HASH_LIMIT = 512 * 1024 * 1024
@@ -144,8 +144,8 @@ class ArtifactStore:
         return list(self._manifests.values())
 
     def clear(self) -> None:
+        # The counter keeps going: an ID is never handed out twice by one process.
         self._manifests.clear()
-        self._next = 1
 
 
 def manifest_findings(manifest: Manifest, target: Target) -> dict[str, Any]:

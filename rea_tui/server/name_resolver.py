@@ -14,19 +14,30 @@ Decision tree:
     several exact                -> ambiguous, candidates: those
     one substring match          -> that item
     several substring matches    -> ambiguous, candidates: those
-    nothing                      -> not_found, candidates: all in scope
+    nothing                      -> not_found, candidates: all in scope, closest first
+
+Not-found candidates are ordered by closeness to what the caller typed:
+difflib's ratio of each folded form against the folded value (as
+`difflib.get_close_matches` computes it), the best over an item's names and
+aliases; ties in code-point order of the name. So the likely meant item is
+among the 25.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from rea_tui.server.limits import MAX_CANDIDATES
-from rea_tui.server.text import escape_unsafe, fold
+from rea_tui.server.text_forms import escape_unsafe, fold
 
 Reason = Literal["ambiguous", "not_found", "missing_required"]
+
+CLOSENESS_CHARS = 256
+"""Characters of each form compared for closeness; longer names cost more and add nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,21 +105,64 @@ def narrowing(
     value: Any = None,
     *,
     question: str | None = None,
+    total: int | None = None,
 ) -> Narrowing:
+    """`total` is the size of the scope when `items` holds only the first (closest) part of it."""
     capped = list(items[:MAX_CANDIDATES])
+    count = len(items) if total is None else total
     where = ""
     if scoped_by:
         where = " in " + ", ".join(f"{k} {_display(str(v))}" for k, v in scoped_by.items())
-    available = f" Available: {listing(capped, len(items))}." if items else f" There are no {noun}s{where}."
+    available = f" Available: {listing(capped, count)}." if items else f" There are no {noun}s{where}."
     if question is not None:
         question = f"{question}{available}"
     elif reason == "missing_required":
         question = f"Which {noun}{where}?{available}"
     elif reason == "ambiguous":
-        question = f"{_display(str(value))!s} matches {len(items)} {noun}s{where}. Which one?{available}"
+        question = f"{_display(str(value))!s} matches {count} {noun}s{where}. Which one?{available}"
     else:
         question = f"No {noun} matches {_display(str(value))}{where}. Which {noun}?{available}"
-    return Narrowing(reason, argument, question, capped, scoped_by, len(items))
+    return Narrowing(reason, argument, question, capped, scoped_by, count)
+
+
+class _Ranked:
+    """Heap entry: a higher score ranks higher; on a tie the smaller name does."""
+
+    __slots__ = ("item", "score")
+
+    def __init__(self, score: float, item: Item) -> None:
+        self.score = score
+        self.item = item
+
+    def __lt__(self, other: _Ranked) -> bool:
+        # The heap keeps its worst entry on top: lower score, or the later name on a tie.
+        if self.score != other.score:
+            return self.score < other.score
+        return self.item.name > other.item.name
+
+
+def closest_first(value: Any, items: Sequence[Item], limit: int = MAX_CANDIDATES) -> list[Item]:
+    """The `limit` items closest to `value`, closest first."""
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(fold(str(value).strip())[:CLOSENESS_CHARS])
+    heap: list[_Ranked] = []
+    for item in items:
+        cutoff = heap[0].score if len(heap) >= limit else 0.0
+        best = -1.0
+        for key in item.keys:
+            matcher.set_seq1(key[:CLOSENESS_CHARS])
+            # The cheap upper bounds skip most forms that cannot beat the current worst.
+            if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff:
+                continue
+            best = max(best, matcher.ratio())
+        if best < 0:
+            continue
+        entry = _Ranked(best, item)
+        if len(heap) < limit:
+            heapq.heappush(heap, entry)
+        elif heap[0] < entry:
+            heapq.heapreplace(heap, entry)
+    return [entry.item for entry in sorted(heap, reverse=True)]
 
 
 def as_id(value: Any) -> int | None:
@@ -161,4 +215,9 @@ def resolve(
         return found[0]
     if found:
         return narrowing("ambiguous", argument, noun, found, scope, value)
-    return narrowing("not_found", argument, noun, items, scope, value)
+    return not_found(argument, noun, items, scope, value)
+
+
+def not_found(argument: str, noun: str, items: Sequence[Item], scoped_by: dict[str, Any], value: Any) -> Narrowing:
+    """A not_found reply over everything in scope, the closest candidates first."""
+    return narrowing("not_found", argument, noun, closest_first(value, items), scoped_by, value, total=len(items))

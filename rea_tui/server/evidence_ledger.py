@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rea_tui.server.schemas import is_artifact_inventory, is_process_capture_v4
+from rea_tui.server.evidence_schemas import is_artifact_inventory, is_process_capture_v4
 
 
 @dataclass(slots=True)
@@ -33,7 +33,7 @@ def evidence_id(number: int) -> str:
 
 
 class EvidenceLedger:
-    """Session-scoped; cleared when the target is closed."""
+    """Session-scoped; cleared when the target is closed (its IDs are not reused)."""
 
     def __init__(self) -> None:
         self._entries: dict[str, EvidenceEntry] = {}
@@ -67,5 +67,5 @@ class EvidenceLedger:
         return [e.id for e in self._entries.values() if e.is_capture]
 
     def clear(self) -> None:
+        # The counter keeps going: an ID is never handed out twice by one process.
         self._entries.clear()
-        self._next = 1

@@ -1,8 +1,11 @@
-"""Real documents: LIEF reads ELF, Mach-O and PE; capstone disassembles.
+"""Real documents: LIEF reads ELF, Mach-O and PE (imported when a real target first opens).
 
 A procedure is a function address together with every name the binary gives
 it (static and dynamic symbols, exports, function starts). Parsing happens once
 when a target opens; completion and tools only read the resulting inventory.
+Besides the inventory a document hands out its data sections (for strings),
+its mapped ranges and PLT stubs (for code references) and byte access (for
+disassembly, done by capstone elsewhere).
 """
 
 from __future__ import annotations
@@ -15,35 +18,15 @@ from typing import Any
 
 import lief
 
+from rea_tui.server.binary_formats import sniff_format
+from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
-from rea_tui.server.text import hex_address
+from rea_tui.server.string_index import SectionBytes
+from rea_tui.server.text_forms import hex_address
 
 # LIEF logs parse warnings itself; the server's stdout is the JSON-RPC channel
 # and its stderr is a log pane, so silence it and report errors ourselves.
 lief.logging.disable()
-
-_MAGICS: tuple[tuple[bytes, str], ...] = (
-    (b"\x7fELF", "ELF"),
-    (b"\xfe\xed\xfa\xce", "MachO"),
-    (b"\xfe\xed\xfa\xcf", "MachO"),
-    (b"\xce\xfa\xed\xfe", "MachO"),
-    (b"\xcf\xfa\xed\xfe", "MachO"),
-    (b"\xca\xfe\xba\xbe", "MachO"),
-    (b"MZ", "PE"),
-)
-
-
-def sniff_format(path: str) -> str | None:
-    """The executable format of `path` from its magic bytes, or None."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-    except OSError:
-        return None
-    for magic, fmt in _MAGICS:
-        if head.startswith(magic):
-            return fmt
-    return None
 
 
 def clean_name(name: str) -> str:
@@ -225,8 +208,55 @@ class LiefDocument:
             "procedure_count": len(self.inventory.records),
         }
 
-    def disassembly_target(self) -> tuple[int, int] | None:
+    def disassembly_target(self) -> CapstoneMode | None:
         return capstone_mode(self.arch, self.bits)
+
+    # -- what strings and references read ---------------------------------------------
+
+    def data_sections(self) -> list[SectionBytes]:
+        """Allocated, non-executable sections that hold initialised data (not tables the loader reads)."""
+        binary = self._binary
+        if binary is None:
+            return []
+        base = self._imagebase(binary)
+        chosen: list[SectionBytes] = []
+        raw_sections: list[Any] = list(binary.sections)
+        for sec in raw_sections:
+            if _holds_data(self._kind, sec):
+                chosen.append(SectionBytes(clean_name(sec.name), base + int(sec.virtual_address), bytes(sec.content)))
+        return chosen
+
+    def absolute_ranges(self) -> list[tuple[int, int]]:
+        """Where an absolute address in code can point; empty for position-independent code."""
+        binary = self._binary
+        if binary is None or bool(binary.is_pie):
+            return []
+        base = self._imagebase(binary)
+        raw_sections: list[Any] = list(binary.sections)
+        return [
+            (base + int(s.virtual_address), base + int(s.virtual_address) + int(s.size))
+            for s in raw_sections
+            if int(s.virtual_address) and int(s.size)
+        ]
+
+    def stub_sections(self) -> list[SectionBytes]:
+        """ELF PLT sections, whose stubs jump through the GOT slots of imported functions."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return []
+        return [
+            SectionBytes(name, int(binary.get_section(name).virtual_address), bytes(binary.get_section(name).content))
+            for name in _PLT_SECTIONS
+            if binary.has_section(name)
+        ]
+
+    def import_slots(self) -> dict[int, str]:
+        """GOT slot address -> imported function name (ELF PLT relocations)."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return {}
+        relocations: list[Any] = list(binary.pltgot_relocations)
+        return {int(r.address): clean_name(r.symbol.name) for r in relocations if r.has_symbol and r.symbol.name}
 
 
 def _kind(binary: Any) -> str:
@@ -237,6 +267,30 @@ def _kind(binary: Any) -> str:
     if isinstance(binary, lief.PE.Binary):
         return "PE"
     return "unknown"
+
+
+_PLT_SECTIONS = (".plt", ".plt.sec")
+_ELF_LOADER_DATA = (".eh_frame", ".gcc_except_table", ".got", ".init_array", ".fini_array", ".tbss")
+
+
+def _holds_data(kind: str, sec: Any) -> bool:
+    if not int(sec.size):
+        return False
+    if kind == "ELF":
+        if sec.type != lief.ELF.Section.TYPE.PROGBITS:
+            return False  # symbol, string and relocation tables, notes, .bss
+        if not sec.has(lief.ELF.Section.FLAGS.ALLOC) or sec.has(lief.ELF.Section.FLAGS.EXECINSTR):
+            return False
+        return not str(sec.name).startswith(_ELF_LOADER_DATA)
+    if kind == "PE":
+        chars = lief.PE.Section.CHARACTERISTICS
+        return sec.has_characteristic(chars.CNT_INITIALIZED_DATA) and not sec.has_characteristic(chars.MEM_EXECUTE)
+    if kind == "MachO":
+        # Zero-fill sections have no bytes; code sections carry the instruction attributes.
+        zerofill = {lief.MachO.Section.TYPE.ZEROFILL, lief.MachO.Section.TYPE.GB_ZEROFILL}
+        code = lief.MachO.Section.FLAGS.PURE_INSTRUCTIONS
+        return sec.type not in zerofill and not sec.has(code)
+    return False
 
 
 def _section_flags(kind: str, sec: Any) -> list[str]:
@@ -274,41 +328,3 @@ def _segment_flags(kind: str, seg: Any) -> list[str]:
         return [label for flag, label in pairs if seg.has(flag)]
     prot = int(seg.init_protection)
     return [label for bit, label in ((1, "read"), (2, "write"), (4, "exec")) if prot & bit]
-
-
-def capstone_mode(arch: str, bits: int) -> tuple[int, int] | None:
-    """(capstone arch, mode) for a LIEF architecture name, or None when unsupported."""
-    import capstone
-
-    if arch == "X86_64":
-        return capstone.CS_ARCH_X86, capstone.CS_MODE_64
-    if arch == "X86":
-        return capstone.CS_ARCH_X86, capstone.CS_MODE_32
-    if arch == "ARM64":
-        return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
-    if arch == "ARM":
-        return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
-    if arch == "RISCV":
-        return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
-    return None
-
-
-def disassemble(target: tuple[int, int], code: bytes, address: int, max_instructions: int) -> list[dict[str, Any]]:
-    """Decode at most `max_instructions` instructions of `code` placed at `address`."""
-    import capstone
-
-    md = capstone.Cs(*target)
-    md.detail = False
-    out: list[dict[str, Any]] = []
-    for insn in md.disasm(code, address):
-        out.append(
-            {
-                "address": hex_address(insn.address),
-                "bytes": bytes(insn.bytes).hex(),
-                "mnemonic": insn.mnemonic,
-                "operands": insn.op_str,
-            }
-        )
-        if len(out) >= max_instructions:
-            break
-    return out

@@ -11,35 +11,37 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import quote as url_quote
 from urllib.parse import unquote
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    ListenHandler,
-    PromptsListChanged,
-    ResourceUpdated,
-)
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from rea_tui.server.catalog import TOOLS, TOOLS_BY_NAME
-from rea_tui.server.completion import CompletionEngine, Family
-from rea_tui.server.errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.completion_engine import CompletionEngine, Family
+from rea_tui.server.guided_prompts import PROMPTS, PROMPTS_BY_NAME, description, render
 from rea_tui.server.limits import MAX_VALUE_CHARS
-from rea_tui.server.prompts import PROMPTS, PROMPTS_BY_NAME, description, render
-from rea_tui.server.resolver import Narrowing
-from rea_tui.server.session import Session
-from rea_tui.server.text import to_json
-from rea_tui.server.tools import CallContext, Evidence, Failure, NeedsInput, Plain, ToolRunner
+from rea_tui.server.name_resolver import Narrowing
+from rea_tui.server.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.server_identity import (
+    INSTRUCTIONS,
+    MODERN_PROTOCOL_VERSIONS,
+    SERVER_DESCRIPTION,
+    SERVER_NAME,
+    SERVER_TITLE,
+    SERVER_VERSION,
+)
+from rea_tui.server.session_state import Session
+from rea_tui.server.target_switching import Opener
+from rea_tui.server.text_forms import to_json
+from rea_tui.server.tool_catalog import build_registry
+from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Plain, internal_context
+from rea_tui.server.tool_services import ToolServices
 
-SERVER_NAME = "rea-reference-server"
-SERVER_VERSION = "0.1.0"
 SESSION_URI = "rea://session"
 PROCEDURE_TEMPLATE = "rea://documents/{document}/procedures/{procedure}"
 EVIDENCE_TEMPLATE = "rea://evidence/{evidence}"
@@ -51,17 +53,6 @@ TEMPLATE_FAMILIES: dict[str, dict[str, Family]] = {
     PROCEDURE_TEMPLATE: {"document": "document", "procedure": "procedure"},
     EVIDENCE_TEMPLATE: {"evidence": "evidence"},
 }
-
-INSTRUCTIONS = (
-    "Reference REA server. Guided prompts render optional tool starting points; completion offers "
-    "identifiers from the live session only (an empty list does not mean the target has no procedures). "
-    "Name-taking tools answer with {reason, ask_user, candidates, scoped_by, argument} when a name is "
-    "missing, unknown or ambiguous: ask the user and call again with the value pinned."
-)
-
-
-def procedure_uri(document: str, procedure: str) -> str:
-    return f"rea://documents/{url_quote(document, safe='')}/procedures/{url_quote(procedure, safe='')}"
 
 
 def _is_modern(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -92,19 +83,48 @@ class _Server(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
+class LegacyListeners:
+    """Middleware that remembers each legacy connection, so a change can be announced on it later.
+
+    A target that finishes opening in the background has no request to
+    answer on; its prompts/list_changed goes to every connection seen.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[int, tuple[object, ServerSession]] = {}
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.session.client_params
+        if not _is_modern(ctx) and params is not None:
+            # The connection's initialize params identify it; keeping them keeps the key stable.
+            self._sessions[id(params)] = (params, ctx.session)
+        return await call_next(ctx)
+
+    async def prompts_changed(self) -> None:
+        for key, (_params, session) in list(self._sessions.items()):
+            try:
+                await session.send_prompt_list_changed()
+            except Exception:  # a closed connection: forget it
+                logger.debug("dropping a legacy connection that cannot be notified", exc_info=True)
+                self._sessions.pop(key, None)
+
+
 class ReaServer:
     """Owns the session and answers every MCP request against it."""
 
-    def __init__(self, session: Session, *, fault_injection: bool = False) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
-        self.tools = ToolRunner(session)
+        self.services = ToolServices.for_session(session)
+        self.registry = build_registry()
         self.completion = CompletionEngine(session)
         self.bus = InMemorySubscriptionBus()
+        self.listeners = LegacyListeners()
+        self.services.switcher.announce_with(self.target_changed)
         self.server: Server[Any] = _Server(
             SERVER_NAME,
             version=SERVER_VERSION,
-            title="REA reference server",
-            description="Guided reverse-engineering prompts and session-aware completion over real binaries.",
+            title=SERVER_TITLE,
+            description=SERVER_DESCRIPTION,
             instructions=INSTRUCTIONS,
             on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
@@ -118,31 +138,25 @@ class ReaServer:
         )
         self.server.middleware = [
             *self.server.middleware,
+            self.listeners,
             ErrorMapping(),
             # Seals the requestState of multi-round-trip results; the client echoes it back verbatim.
             RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME),
         ]
-        if fault_injection:
-            # Test hook: a method that fails unexpectedly, to prove the -32603 mapping.
-            self.server.add_request_handler("rea/fault", types.RequestParams, self._fault)
 
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
-    async def _fault(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.EmptyResult:
-        raise RuntimeError("injected fault")
+    async def open_startup_target(self, opener: Opener, label: str) -> None:
+        await self.services.switcher.open_startup(opener, label)
 
     # -- change notifications -----------------------------------------------------------------
 
-    async def target_changed(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        """Prompt descriptions name the active target, so every switch updates the prompt list."""
+    async def target_changed(self) -> None:
+        """Prompt descriptions name the active target, so every change updates the prompt list."""
         await self.bus.publish(PromptsListChanged())
         await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
-        if not _is_modern(ctx):
-            try:
-                await ctx.session.send_prompt_list_changed()
-            except Exception:  # advisory: a dropped stream must not fail the tool call
-                logger.debug("could not send prompts/list_changed", exc_info=True)
+        await self.listeners.prompts_changed()
 
     # -- prompts ----------------------------------------------------------------------------------
 
@@ -177,7 +191,7 @@ class ReaServer:
             raise InvalidParams(
                 [field_error("name", f"unknown prompt; available: {', '.join(p.name for p in PROMPTS)}")]
             )
-        args = {k: v for k, v in (params.arguments or {}).items()}
+        args = dict(params.arguments or {})
         errors: list[FieldError] = []
         for key, value in args.items():
             if spec.argument(key) is None:
@@ -189,13 +203,34 @@ class ReaServer:
                 errors.append(field_error(f"arguments.{arg.name}", "required"))
         if errors:
             raise InvalidParams(errors)
-        text = render(spec, args, self.session, [t.name for t in TOOLS])
+        text = render(spec, args, self.session, self.registry.names())
         return types.GetPromptResult(
             description=description(spec, self.session),
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
         )
 
     # -- completion ---------------------------------------------------------------------------------
+
+    def _family(self, params: types.CompleteRequestParams, errors: list[FieldError]) -> Family | None:
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            spec = PROMPTS_BY_NAME.get(ref.name)
+            if spec is None:
+                errors.append(field_error("ref.name", "unknown prompt"))
+                return None
+            arg = spec.argument(params.argument.name)
+            if arg is None:
+                errors.append(field_error("argument.name", f"prompt {spec.name} has no such argument"))
+                return None
+            return arg.family
+        variables = TEMPLATE_FAMILIES.get(ref.uri)
+        if variables is None:
+            errors.append(field_error("ref.uri", "unknown resource template"))
+        elif params.argument.name not in variables:
+            errors.append(field_error("argument.name", "the template has no such variable"))
+        else:
+            return variables[params.argument.name]
+        return None
 
     async def complete(
         self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
@@ -207,31 +242,14 @@ class ReaServer:
         for key, value in context.items():
             if len(value) > MAX_VALUE_CHARS:
                 errors.append(field_error(f"context.arguments.{key}", f"longer than {MAX_VALUE_CHARS} characters"))
-        family: Family | None = None
-        ref = params.ref
-        if isinstance(ref, types.PromptReference):
-            spec = PROMPTS_BY_NAME.get(ref.name)
-            if spec is None:
-                errors.append(field_error("ref.name", "unknown prompt"))
-            else:
-                arg = spec.argument(params.argument.name)
-                if arg is None:
-                    errors.append(field_error("argument.name", f"prompt {spec.name} has no such argument"))
-                else:
-                    family = arg.family
-        else:
-            variables = TEMPLATE_FAMILIES.get(ref.uri)
-            if variables is None:
-                errors.append(field_error("ref.uri", "unknown resource template"))
-            elif params.argument.name not in variables:
-                errors.append(field_error("argument.name", "the template has no such variable"))
-            else:
-                family = variables[params.argument.name]
+        family = self._family(params, errors)
         if errors:
             raise InvalidParams(errors)
-        page = self.completion.complete(family, params.argument.value, context)
+        answer = self.completion.complete(family, params.argument.value, context)
+        page = answer.page
         return types.CompleteResult(
-            completion=types.Completion(values=page.values, total=page.total, has_more=page.has_more)
+            completion=types.Completion(values=page.values, total=page.total, has_more=page.has_more),
+            _meta=answer.meta or None,
         )
 
     # -- tools -------------------------------------------------------------------------------------
@@ -240,15 +258,9 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._no_cursor(params)
-        return types.ListToolsResult(tools=[t.to_tool() for t in TOOLS])
+        return types.ListToolsResult(tools=self.registry.tools())
 
-    async def call_tool(
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        if params.name not in TOOLS_BY_NAME:
-            raise InvalidParams([field_error("name", f"unknown tool; available: {', '.join(TOOLS_BY_NAME)}")])
-        arguments = dict(params.arguments or {})
-
+    def _call_context(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> CallContext:
         async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
             try:
                 return await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
@@ -262,7 +274,7 @@ class ReaServer:
             except Exception:  # advisory: progress must never fail the call
                 logger.debug("progress notification dropped", exc_info=True)
 
-        call = CallContext(
+        return CallContext(
             modern=_is_modern(ctx),
             elicit=elicit,
             progress=progress,
@@ -270,9 +282,15 @@ class ReaServer:
             request_state=params.request_state,
             can_elicit=_can_elicit_form(ctx),
         )
-        outcome, changed = await self.tools.call(params.name, arguments, call)
-        if changed:
-            await self.target_changed(ctx)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        if params.name not in self.registry:
+            names = ", ".join(self.registry.names())
+            raise InvalidParams([field_error("name", f"unknown tool; available: {names}")])
+        arguments = dict(params.arguments or {})
+        outcome = await self.registry.call(params.name, arguments, self._call_context(ctx, params), self.services)
         if isinstance(outcome, NeedsInput):
             return outcome.result
         if isinstance(outcome, Failure):
@@ -301,7 +319,8 @@ class ReaServer:
                     uri=SESSION_URI,
                     name="session",
                     title="REA session",
-                    description="The active target, its documents and providers, and ledger counts.",
+                    description="The target's state (opening, ready, failed), its documents and providers, "
+                    "and ledger counts.",
                     mime_type="application/json",
                 )
             ]
@@ -350,7 +369,7 @@ class ReaServer:
             }
         elif (m := _PROCEDURE_URI.match(uri)) is not None:
             args = {"document": unquote(m.group(1)), "procedure": unquote(m.group(2))}
-            outcome = await self.tools.inspect_procedure(args, _NO_CALL)
+            outcome = await self.registry.call("inspect_procedure", args, internal_context(), self.services)
             if isinstance(outcome, Narrowing):
                 raise InvalidParams([field_error("uri", outcome.ask_user)])
             if isinstance(outcome, Failure):
@@ -362,21 +381,3 @@ class ReaServer:
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))]
         )
-
-
-async def _no_elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
-    return None
-
-
-async def _no_progress(done: float, total: float, message: str) -> None:
-    return None
-
-
-_NO_CALL = CallContext(
-    modern=False,
-    elicit=_no_elicit,
-    progress=_no_progress,
-    input_responses=None,
-    request_state=None,
-    can_elicit=False,
-)

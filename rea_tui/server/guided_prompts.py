@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rea_tui.server.completion import Family
-from rea_tui.server.session import Session
+from rea_tui.server.completion_engine import Family
+from rea_tui.server.session_state import Session
 from rea_tui.server.target import is_javascript_application
-from rea_tui.server.text import escape_unsafe, quote
+from rea_tui.server.text_forms import escape_unsafe, quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,8 @@ def _doc() -> ArgumentSpec:
 def _proc() -> ArgumentSpec:
     return ArgumentSpec(
         "procedure",
-        "Optional procedure name or address. Completes from list_procedures (document context is forwarded).",
+        "Optional procedure name or address. Completes from the complete procedure inventory of the document "
+        "in context, or of the whole target (a name in several documents comes qualified: libc.so.6!malloc).",
         family="procedure",
     )
 
@@ -153,10 +154,18 @@ PROMPTS: tuple[PromptSpec, ...] = (
 PROMPTS_BY_NAME: dict[str, PromptSpec] = {p.name: p for p in PROMPTS}
 
 
-def description(spec: PromptSpec, session: Session) -> str:
+def target_sentence(session: Session) -> str:
+    """What prompt descriptions say about the target; it changes (list_changed) as the target does."""
     target = session.target
-    where = f" Active target: {escape_unsafe(target.label)}." if target else " No target is open."
-    return spec.purpose + where
+    if target is not None:
+        return f"Active target: {escape_unsafe(target.label)}."
+    if session.state == "opening":
+        return f"Active target: {escape_unsafe(session.opening_label or 'the startup target')} (still opening)."
+    return "No target is open."
+
+
+def description(spec: PromptSpec, session: Session) -> str:
+    return f"{spec.purpose} {target_sentence(session)}"
 
 
 # -- rendering -------------------------------------------------------------------------
@@ -174,7 +183,8 @@ def _retained(session: Session, *operations: str) -> bool:
 
 def _steps(spec: PromptSpec, args: Mapping[str, str], session: Session) -> list[Step]:
     target = session.target
-    open_step = [] if target else [Step("open_binary", "open the file or .app bundle to investigate")]
+    opening = session.state == "opening"
+    open_step = [] if target or opening else [Step("open_binary", "open the file or .app bundle to investigate")]
     view_ready = _retained(session, "analyze_javascript_application", "inspect_binary_layout")
     name = spec.name
     if name == "investigate_feature":
@@ -192,7 +202,7 @@ def _steps(spec: PromptSpec, args: Mapping[str, str], session: Session) -> list[
                 ),
                 Step("record_unknown", "record what the evidence leaves open"),
             ]
-        steps = [*open_step, Step("list_documents", "see which documents the target has")]
+        steps = list(open_step)
         if view_ready:
             steps.append(
                 Step(
@@ -202,9 +212,13 @@ def _steps(spec: PromptSpec, args: Mapping[str, str], session: Session) -> list[
                 )
             )
         steps += [
-            Step("list_procedures", "find candidate procedures, paged, optionally per document and provider"),
+            Step("search_strings", "find messages, labels or keys the feature shows or uses (its feature seeds)"),
+            Step(
+                "find_references",
+                "find the procedures whose code refers to a string found (or an address or procedure), "
+                "then follow their callers and callees",
+            ),
             Step("inspect_procedure", "read bounded disassembly evidence for each candidate"),
-            Step("inspect_binary_layout", "check sections and linked libraries when it helps"),
             Step("record_unknown", "record what the evidence leaves open"),
         ]
         return steps
@@ -259,6 +273,8 @@ def render(spec: PromptSpec, args: Mapping[str, str], session: Session, tool_nam
     lines = [f"# {spec.title}", "", spec.purpose, ""]
     if target is not None:
         lines.append(f"Active target: {quote(target.label)} (kind: {target.kind}).")
+    elif session.state == "opening":
+        lines.append(f"The target {quote(session.opening_label or 'the startup target')} is still opening.")
     else:
         lines.append("No target is open.")
     lines += [

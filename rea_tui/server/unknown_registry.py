@@ -82,5 +82,5 @@ class UnknownRegistry:
         return self._items.get(f"U-{number:04d}")
 
     def clear(self) -> None:
+        # The counter keeps going: an ID is never handed out twice by one process.
         self._items.clear()
-        self._next = 1

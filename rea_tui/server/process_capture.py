@@ -1,14 +1,21 @@
 """Bounded process capture (Process Capture v4 evidence).
 
-The target's main executable runs without a shell, with stdin closed, under a
-hard wall-clock limit and with each output stream capped; whatever exceeds the
-cap is drained and dropped so the child never blocks on a full pipe.
+The target's main executable runs without a shell, with stdin closed, in a
+process group of its own, under a hard wall-clock limit and with each output
+stream capped; whatever exceeds the cap is drained and dropped so the child
+never blocks on a full pipe. When the capture ends (the process exited or the
+time limit was reached) every process still in its group is killed, so
+children it started in the background do not outlive the capture. (A child
+that leaves the group with `setsid` escapes this; containing that needs an
+operating-system sandbox.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import signal
 import subprocess
 import time
 from collections.abc import Awaitable, Callable
@@ -17,11 +24,14 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from rea_tui.server.schemas import PROCESS_CAPTURE_V4
+from rea_tui.server.evidence_schemas import PROCESS_CAPTURE_V4
 
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
 
 _PROGRESS_INTERVAL = 0.2
+"""Seconds between progress notifications while the process runs."""
+_OUTPUT_GRACE_SECONDS = 1.0
+"""How long output may still arrive after the process ended."""
 
 
 def split_arguments(arguments: str) -> list[str]:
@@ -81,7 +91,12 @@ async def run_capture(
     out_total, err_total = [0], [0]
     try:
         process = await anyio.open_process(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,  # its own process group, so the whole group can be killed
         )
     except OSError as exc:
         result.update(
@@ -102,14 +117,15 @@ async def run_capture(
             now = time.monotonic()
             if now >= deadline:
                 timed_out = True
-                process.kill()
+                _kill_group(process)
                 break
             await progress(now - started, float(timeout_seconds), "process running")
             with anyio.move_on_after(min(_PROGRESS_INTERVAL, deadline - now)):
                 await process.wait()
         await process.wait()
-        # Output ends at EOF; a grandchild still holding the pipe must not hold the call.
-        with anyio.move_on_after(1.0):
+        # Whatever the process left running in its group ends with the capture.
+        _kill_group(process)
+        with anyio.move_on_after(_OUTPUT_GRACE_SECONDS):
             await out_done.wait()
             await err_done.wait()
         tg.cancel_scope.cancel()
@@ -123,6 +139,16 @@ async def run_capture(
         stderr=_stream(err, err_total[0], output_limit),
     )
     return result
+
+
+def _kill_group(process: anyio.abc.Process) -> None:
+    """SIGKILL every process in the group `process` leads (the group outlives its leader)."""
+    if not hasattr(os, "killpg"):  # no process groups (Windows): the process alone
+        if process.returncode is None:
+            process.kill()
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already empty
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 async def simulate_capture(

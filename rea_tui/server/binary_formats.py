@@ -1,0 +1,27 @@
+"""Executable formats recognised by their magic bytes (no LIEF import)."""
+
+from __future__ import annotations
+
+_MAGICS: tuple[tuple[bytes, str], ...] = (
+    (b"\x7fELF", "ELF"),
+    (b"\xfe\xed\xfa\xce", "MachO"),
+    (b"\xfe\xed\xfa\xcf", "MachO"),
+    (b"\xce\xfa\xed\xfe", "MachO"),
+    (b"\xcf\xfa\xed\xfe", "MachO"),
+    (b"\xca\xfe\xba\xbe", "MachO"),
+    (b"MZ", "PE"),
+)
+_MAGIC_BYTES = 4
+
+
+def sniff_format(path: str) -> str | None:
+    """The executable format of `path` from its magic bytes, or None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_MAGIC_BYTES)
+    except OSError:
+        return None
+    for magic, fmt in _MAGICS:
+        if head.startswith(magic):
+            return fmt
+    return None

@@ -1,0 +1,50 @@
+"""capstone, imported on first use: decoding modes and bounded disassembly windows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CapstoneMode = tuple[int, int]
+"""`(capstone architecture, mode)`."""
+
+
+def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
+    """The capstone mode for a LIEF architecture name, or None when unsupported."""
+    import capstone
+
+    if arch == "X86_64":
+        return capstone.CS_ARCH_X86, capstone.CS_MODE_64
+    if arch == "X86":
+        return capstone.CS_ARCH_X86, capstone.CS_MODE_32
+    if arch == "ARM64":
+        return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+    if arch == "ARM":
+        return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
+    if arch == "RISCV":
+        return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
+    return None
+
+
+def decoder(mode: CapstoneMode) -> Any:
+    import capstone
+
+    md = capstone.Cs(*mode)
+    md.detail = False
+    return md
+
+
+def disassemble(mode: CapstoneMode, code: bytes, address: int, max_instructions: int) -> list[dict[str, Any]]:
+    """Decode at most `max_instructions` instructions of `code` placed at `address`."""
+    out: list[dict[str, Any]] = []
+    for insn in decoder(mode).disasm(code, address):
+        out.append(
+            {
+                "address": f"0x{insn.address:x}",
+                "bytes": bytes(insn.bytes).hex(),
+                "mnemonic": insn.mnemonic,
+                "operands": insn.op_str,
+            }
+        )
+        if len(out) >= max_instructions:
+            break
+    return out

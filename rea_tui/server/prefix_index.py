@@ -1,0 +1,91 @@
+"""Completion values keyed by their folded forms, for prefix ranges by bisection.
+
+A value may be reachable through more than one form: a document-qualified
+procedure `libc.so.6!malloc` matches both a prefix of itself and a prefix of
+`malloc`. Each entry carries the rank of its value in code-point order, so
+the first 100 values of any range come from a partial sort of small integers
+instead of a sort of strings.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rea_tui.server.limits import MAX_COMPLETION_VALUES, MAX_VALUE_CHARS
+from rea_tui.server.text_forms import fold
+
+_LAST_CODE_POINT = 0x10FFFF
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionPage:
+    values: list[str]
+    total: int
+    has_more: bool
+
+    @classmethod
+    def empty(cls) -> CompletionPage:
+        return cls([], 0, False)
+
+
+class PrefixIndex:
+    """Values longer than 4,096 characters are dropped before anything is counted."""
+
+    __slots__ = ("_keys", "_multi_form", "_ranks", "_values")
+
+    def __init__(self, entries: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+        """`entries` are `(value, other forms it matches by)`; a value listed twice keeps every form."""
+        forms: dict[str, set[str]] = {}
+        for value, extra in entries:
+            if len(value) <= MAX_VALUE_CHARS:
+                forms.setdefault(value, set()).update(extra)
+        unique = sorted(forms)
+        keyed: list[tuple[str, int]] = []
+        for rank, value in enumerate(unique):
+            own = fold(value)
+            keyed.append((own, rank))
+            keyed.extend((key, rank) for key in {fold(f) for f in forms[value]} if key != own)
+        keyed.sort()
+        self._values = unique
+        self._keys = [k for k, _ in keyed]
+        self._ranks = [r for _, r in keyed]
+        self._multi_form = len(keyed) > len(unique)
+
+    @classmethod
+    def of(cls, values: Iterable[str]) -> PrefixIndex:
+        return cls((v, ()) for v in values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def _range(self, key: str) -> tuple[int, int]:
+        keys = self._keys
+        lo = bisect_left(keys, key)
+        last = ord(key[-1])
+        if last < _LAST_CODE_POINT:
+            return lo, bisect_left(keys, key[:-1] + chr(last + 1), lo)
+        hi = lo
+        while hi < len(keys) and keys[hi].startswith(key):
+            hi += 1
+        return lo, hi
+
+    def query(self, prefix: str, limit: int = MAX_COMPLETION_VALUES) -> CompletionPage:
+        key = fold(prefix)
+        if not key:
+            # Every value matches the empty prefix; ranks are already in code-point order.
+            total = len(self._values)
+            return CompletionPage(self._values[:limit], total, total > limit)
+        lo, hi = self._range(key)
+        if hi == lo:
+            return CompletionPage.empty()
+        ranks: Iterable[int] = self._ranks[lo:hi]
+        if self._multi_form:
+            ranks = set(ranks)  # a value may match through several of its forms
+        matched = list(ranks)
+        total = len(matched)
+        chosen = sorted(matched) if total <= limit else sorted(heapq.nsmallest(limit, matched))
+        values = [self._values[r] for r in chosen]
+        return CompletionPage(values, total, total > len(values))

@@ -1,0 +1,232 @@
+"""Documents and procedures: list_documents, list_procedures, inspect_procedure, inspect_binary_layout."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import anyio.to_thread
+
+from rea_tui.server.disassembly import disassemble
+from rea_tui.server.name_resolver import Narrowing
+from rea_tui.server.providers.base import InventoryProvider, ProviderError
+from rea_tui.server.providers.output_validation import validate_documents, validate_page
+from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref
+from rea_tui.server.text_forms import hex_address
+from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.tool_registry import READS, ToolSpec
+from rea_tui.server.tool_schemas import (
+    DOC_REF,
+    LIMIT_ARGUMENT,
+    OFFSET_ARGUMENT,
+    PROCEDURE,
+    PROVIDER_ARGUMENT,
+    arguments_schema,
+    name_argument,
+    or_narrowing,
+    paged_result,
+    procedure_argument,
+    result_schema,
+)
+from rea_tui.server.tool_services import ToolCall
+
+DEFAULT_WINDOW_BYTES: Final = 256
+"""Disassembly window of a procedure whose size is unknown."""
+MAX_WINDOW_BYTES: Final = 1024
+DEFAULT_MAX_INSTRUCTIONS: Final = 64
+MAX_INSTRUCTIONS: Final = 512
+_CALL_MNEMONICS: Final = frozenset({"call", "bl", "jal"})
+
+
+async def list_documents(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    provider = call.lookups.provider(analysis, call.args.get("provider"))
+    if isinstance(provider, Failure | Narrowing):
+        return provider
+    names = set(validate_documents(provider.list_documents()))
+    target = analysis.target
+    docs = [d.describe() for d in target.documents if d.name in names]
+    return Evidence({"target": target.path, "provider": provider.name, "documents": docs})
+
+
+async def list_procedures(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    provider = call.lookups.provider(analysis, call.args.get("provider"))
+    if isinstance(provider, Failure | Narrowing):
+        return provider
+    doc = call.lookups.document(analysis, call.args.get("document"), {})
+    if isinstance(doc, Narrowing):
+        return doc
+    offset, limit = call.page()
+    try:
+        raw = provider.list_procedures(doc.name, offset, limit)
+        rows, next_offset = validate_page(raw)
+    except ProviderError as exc:
+        return Failure(f"Provider {provider.name} could not list procedures of {doc.name}: {exc}")
+    sizes: dict[str, int | None] = {}
+    if isinstance(provider, InventoryProvider):
+        page = provider.inventory(doc.name).records[offset : offset + limit]
+        sizes = {hex_address(r.address): r.size for r in page}
+    procedures = []
+    for address, names in rows:
+        position = analysis.record_position(doc, int(address, 16))
+        procedure_id = analysis.procedure_id(doc, position) if position is not None else 0
+        procedures.append({"id": procedure_id, "address": address, "names": names, "size": sizes.get(address)})
+    total = raw.get("total", len(procedures)) if isinstance(raw, dict) else len(procedures)
+    return Evidence(
+        {
+            "document": document_ref(doc),
+            "provider": provider.name,
+            "offset": offset,
+            "limit": limit,
+            "total": total,
+            "next_offset": next_offset,
+            "procedures": procedures,
+        }
+    )
+
+
+def _disassembly(procedure: LocatedProcedure, max_instructions: int, names_at: Any) -> dict[str, Any]:
+    doc, record = procedure.document, procedure.record
+    window = min(record.size or DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES)
+    code = doc.backend.read(record.address, window)
+    mode = doc.backend.disassembly_target()
+    instructions = disassemble(mode, code, record.address, max_instructions) if mode and code else []
+    calls: list[dict[str, Any]] = []
+    for insn in instructions:
+        if insn["mnemonic"] in _CALL_MNEMONICS and insn["operands"].lstrip("#").startswith("0x"):
+            try:
+                callee = int(insn["operands"].lstrip("#"), 16)
+            except ValueError:
+                continue
+            calls.append({"at": insn["address"], "target": hex_address(callee), "names": names_at(callee)})
+    return {
+        "arch": doc.backend.arch,
+        "window": {"start": hex_address(record.address), "bytes": len(code)},
+        "instructions": instructions,
+        "truncated": len(instructions) >= max_instructions,
+        "calls": calls,
+        "note": None if instructions else "no bytes could be read or decoded at this address",
+    }
+
+
+async def inspect_procedure(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    provider = call.lookups.provider(analysis, call.args.get("provider"))
+    if isinstance(provider, Failure | Narrowing):
+        return provider
+    located = call.lookups.procedure(analysis, call.args)
+    if isinstance(located, Narrowing | Failure):
+        return located
+    doc = located.document
+    if doc.backend.error:
+        return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
+
+    def names_at(address: int) -> list[str]:
+        record = analysis.record_at(doc, address)
+        return list(record.names) if record else []
+
+    max_instructions = int(call.args.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS))
+    disassembly = await anyio.to_thread.run_sync(_disassembly, located, max_instructions, names_at)
+    return Evidence(
+        {
+            "document": document_ref(doc),
+            "procedure": procedure_ref(located),
+            "provider": provider.name,
+            "disassembly": disassembly,
+        }
+    )
+
+
+async def inspect_binary_layout(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    doc = call.lookups.document(analysis, call.args.get("document"), {})
+    if isinstance(doc, Narrowing):
+        return doc
+    if doc.backend.error:
+        return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
+    return Evidence({"document": document_ref(doc), "layout": doc.backend.layout()})
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "list_documents",
+        "List documents",
+        "List the documents (binaries) of the active target as the chosen provider reports them.",
+        arguments_schema({"provider": PROVIDER_ARGUMENT}),
+        or_narrowing(
+            result_schema(["provider", "documents"], {"provider": {"type": "string"}, "documents": {"type": "array"}})
+        ),
+        READS,
+        list_documents,
+    ),
+    ToolSpec(
+        "list_procedures",
+        "List procedures",
+        "List one document's procedures (function addresses with all their names), a page at a time.",
+        arguments_schema(
+            {
+                "document": name_argument("Document (default: the target's first document)"),
+                "provider": PROVIDER_ARGUMENT,
+                "offset": OFFSET_ARGUMENT,
+                "limit": LIMIT_ARGUMENT,
+            }
+        ),
+        or_narrowing(
+            paged_result(
+                ["document", "provider", "offset", "procedures"],
+                {
+                    "document": DOC_REF,
+                    "provider": {"type": "string"},
+                    "procedures": {"type": "array", "items": PROCEDURE},
+                },
+            )
+        ),
+        READS,
+        list_procedures,
+    ),
+    ToolSpec(
+        "inspect_procedure",
+        "Inspect procedure",
+        "Inspect one procedure: its names, address and a bounded capstone disassembly window, with the "
+        "procedures it calls. Answers with a narrowing reply when the procedure or document is missing, "
+        "unknown or ambiguous.",
+        arguments_schema(
+            {
+                "procedure": procedure_argument(),
+                "document": name_argument("Document to look in (optional; pins the search)"),
+                "provider": PROVIDER_ARGUMENT,
+                "max_instructions": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_INSTRUCTIONS,
+                    "default": DEFAULT_MAX_INSTRUCTIONS,
+                },
+            }
+        ),
+        or_narrowing(
+            result_schema(
+                ["document", "procedure", "disassembly"],
+                {"document": DOC_REF, "procedure": PROCEDURE, "disassembly": {"type": "object"}},
+            )
+        ),
+        READS,
+        inspect_procedure,
+    ),
+    ToolSpec(
+        "inspect_binary_layout",
+        "Inspect binary layout",
+        "Sections, segments, entry point and linked libraries of one document of the active target.",
+        arguments_schema({"document": name_argument("Document (default: the target's first document)")}),
+        or_narrowing(result_schema(["document", "layout"], {"document": DOC_REF, "layout": {"type": "object"}})),
+        READS,
+        inspect_binary_layout,
+    ),
+)

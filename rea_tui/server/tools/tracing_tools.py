@@ -1,0 +1,384 @@
+"""Feature tracing: search_strings, find_references, callers, callees.
+
+Strings come from the documents' data sections; references, callers and
+callees from one capstone pass per document (`code_references`), built on
+first use and kept until the target changes. The string, procedure, document
+and provider arguments follow seed 003 like every other name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import anyio.to_thread
+
+from rea_tui.server.code_references import CodeReference, ReferenceIndex
+from rea_tui.server.name_resolver import Item, Narrowing, Reason, is_missing, match, narrowing, not_found
+from rea_tui.server.string_index import MAX_STRING_CHARS
+from rea_tui.server.target import Document
+from rea_tui.server.target_analysis import LocatedString, TargetAnalysis, TargetStrings
+from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref, shown
+from rea_tui.server.text_forms import hex_address
+from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.tool_registry import READS, Handler, ToolSpec
+from rea_tui.server.tool_schemas import (
+    DOC_REF,
+    LIMIT_ARGUMENT,
+    OFFSET_ARGUMENT,
+    PROCEDURE,
+    PROVIDER_ARGUMENT,
+    arguments_schema,
+    name_argument,
+    or_narrowing,
+    paged_result,
+    procedure_argument,
+)
+from rea_tui.server.tool_services import ToolCall
+
+REFERENCE_SUBJECTS: Final = ("string", "address", "procedure")
+"""What find_references accepts; exactly one of them."""
+
+CALL_KINDS: Final = frozenset({"call", "jump"})
+
+
+def _string_entry(located: LocatedString) -> dict[str, Any]:
+    found = located.found
+    return {
+        "id": located.id,
+        "document": located.document.name,
+        "section": found.section,
+        "address": hex_address(found.address),
+        "text": found.text[:MAX_STRING_CHARS],
+        "truncated": len(found.text) > MAX_STRING_CHARS,
+    }
+
+
+def _page(rows: Sequence[Any], offset: int, limit: int) -> tuple[list[Any], int | None]:
+    chunk = list(rows[offset : offset + limit])
+    end = offset + len(chunk)
+    return chunk, end if end < len(rows) else None
+
+
+async def search_strings(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    pinned = call.lookups.pinned_document(analysis, call.args.get("document"))
+    if isinstance(pinned, Narrowing):
+        return pinned
+    strings = await anyio.to_thread.run_sync(analysis.strings)
+    query = str(call.args["query"])
+    matches: list[LocatedString] = []
+    for doc, index in strings.documents():
+        if pinned is not None and doc is not pinned:
+            continue
+        for position in index.search(query):
+            found = index.strings[position]
+            matches.append(LocatedString(doc, position, strings.string_id(doc, position), found))
+    offset, limit = call.page()
+    chunk, next_offset = _page(matches, offset, limit)
+    return Evidence(
+        {
+            "query": query,
+            "document": document_ref(pinned) if pinned else None,
+            "match": "NFKC case-insensitive substring",
+            "offset": offset,
+            "limit": limit,
+            "total": len(matches),
+            "next_offset": next_offset,
+            "strings": [_string_entry(m) for m in chunk],
+        }
+    )
+
+
+# -- resolving what references point to ------------------------------------------------------
+
+
+def _resolve_string(
+    strings: TargetStrings, analysis: TargetAnalysis, value: Any, pinned: Document | None
+) -> LocatedString | Narrowing:
+    scoped: dict[str, Any] = {"document": pinned.name} if pinned else {}
+    items: list[Item] = strings.items_by_document[pinned.name] if pinned else strings.items
+    if is_missing(value):
+        question = "What should the references point to: a string, an address or a procedure?"
+        return narrowing("missing_required", "string", "string", items, scoped, question=question)
+    kind, found = match(value, items)
+    if len(found) == 1:
+        located = strings.locate(found[0].id)
+        assert located is not None
+        return located
+    if not found:
+        return not_found("string", "string", items, scoped, value)
+    documents = list(dict.fromkeys(i.get("document") for i in found))
+    if kind == "exact" and pinned is None and len(documents) == len(found) > 1:
+        doc_items = [i for i in analysis.document_items if i.name in documents]
+        ask = f"String {shown(value)} is in {len(doc_items)} documents. Which document?"
+        return narrowing("ambiguous", "document", "document", doc_items, {"string": str(value)}, value, question=ask)
+    return narrowing("ambiguous", "string", "string", found, scoped, value)
+
+
+def _resolve_address(analysis: TargetAnalysis, value: Any, pinned: Document | None) -> tuple[Document, int] | Narrowing:
+    text = str(value).strip().lower()
+    try:
+        address = int(text, 16) if text.startswith("0x") else int(text)
+    except ValueError:
+        address = -1
+    if address < 0:
+        ask = f"{shown(value)} is not an address. Which address (0x...)?"
+        return narrowing("not_found", "address", "address", [], {}, value, question=ask)
+    if pinned is not None:
+        return pinned, address
+    documents = analysis.target.documents
+    if len(documents) == 1:
+        return documents[0], address
+    mapping = [d for d in documents if any(lo <= address < hi for lo, hi in analysis.section_ranges(d))]
+    if len(mapping) == 1:
+        return mapping[0], address
+    chosen = mapping or documents
+    doc_items = [i for i in analysis.document_items if any(i.name == d.name for d in chosen)]
+    reason: Reason = "ambiguous" if mapping else "not_found"
+    where = f"{len(mapping)} documents map" if mapping else "No document maps"
+    ask = f"{where} address {hex_address(address)}. Which document?"
+    return narrowing(reason, "document", "document", doc_items, {"address": hex_address(address)}, value, question=ask)
+
+
+def _procedures_referring(
+    analysis: TargetAnalysis, doc: Document, refs: Sequence[CodeReference], call: ToolCall
+) -> tuple[list[dict[str, Any]], int | None, int]:
+    """References grouped by referring procedure, in address order, a page at a time."""
+    grouped: dict[int, list[CodeReference]] = {}
+    for ref in refs:
+        grouped.setdefault(ref.source, []).append(ref)
+    offset, limit = call.page()
+    sources, next_offset = _page(sorted(grouped), offset, limit)
+    rows = []
+    for position in sources:
+        procedure = LocatedProcedure(doc, position, analysis.procedure_id(doc, position))
+        sites = [
+            {"at": hex_address(r.site), "kind": r.kind, "target": hex_address(r.target)} for r in grouped[position]
+        ]
+        rows.append({"procedure": procedure_ref(procedure), "sites": sites})
+    return rows, next_offset, len(grouped)
+
+
+async def _reference_index(analysis: TargetAnalysis, doc: Document) -> ReferenceIndex:
+    return await anyio.to_thread.run_sync(analysis.references, doc)
+
+
+async def find_references(call: ToolCall) -> Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    given = [name for name in REFERENCE_SUBJECTS if not is_missing(call.args.get(name))]
+    if len(given) > 1:
+        return Failure(f"Give exactly one of string, address or procedure (got {', '.join(given)}).")
+    pinned = call.lookups.pinned_document(analysis, call.args.get("document"))
+    if isinstance(pinned, Narrowing):
+        return pinned
+    subject = given[0] if given else "string"
+    query: dict[str, Any] = {"kind": subject}
+    names: tuple[str, ...] = ()
+    if subject == "procedure":
+        located = call.lookups.procedure(analysis, call.args)
+        if isinstance(located, Narrowing | Failure):
+            return located
+        doc, low = located.document, located.record.address
+        high = low + 1
+        query["procedure"] = procedure_ref(located)
+        names = located.record.names
+    elif subject == "address":
+        resolved = _resolve_address(analysis, call.args["address"], pinned)
+        if isinstance(resolved, Narrowing):
+            return resolved
+        doc, low = resolved
+        high = low + 1
+        query["address"] = hex_address(low)
+    else:
+        strings = await anyio.to_thread.run_sync(analysis.strings)
+        chosen = _resolve_string(strings, analysis, call.args.get("string"), pinned)
+        if isinstance(chosen, Narrowing):
+            return chosen
+        doc, low = chosen.document, chosen.found.address
+        high = low + chosen.found.size  # a reference into the middle of the string counts
+        query["string"] = _string_entry(chosen)
+    if doc.backend.error:
+        return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
+    index = await _reference_index(analysis, doc)
+    refs = index.to_procedure(low, names) if subject == "procedure" else index.to_range(low, high)
+    rows, next_offset, total = _procedures_referring(analysis, doc, refs, call)
+    offset, limit = call.page()
+    return Evidence(
+        {
+            "document": document_ref(doc),
+            "query": query,
+            "offset": offset,
+            "limit": limit,
+            "total": total,
+            "next_offset": next_offset,
+            "reference_count": len(refs),
+            "references": rows,
+        }
+    )
+
+
+# -- the call graph --------------------------------------------------------------------------
+
+
+async def _call_graph_subject(call: ToolCall) -> tuple[TargetAnalysis, LocatedProcedure, ReferenceIndex] | Outcome:
+    analysis = await call.lookups.ready()
+    if isinstance(analysis, Failure):
+        return analysis
+    provider = call.lookups.provider(analysis, call.args.get("provider"))
+    if isinstance(provider, Failure | Narrowing):
+        return provider
+    located = call.lookups.procedure(analysis, call.args)
+    if isinstance(located, Narrowing | Failure):
+        return located
+    if located.document.backend.error:
+        return Failure(f"{located.document.name} could not be parsed: {located.document.backend.error}")
+    return analysis, located, await _reference_index(analysis, located.document)
+
+
+async def callers(call: ToolCall) -> Outcome:
+    subject = await _call_graph_subject(call)
+    if not isinstance(subject, tuple):
+        return subject
+    analysis, procedure, index = subject
+    record = procedure.record
+    refs = [r for r in index.to_procedure(record.address, record.names) if r.kind in CALL_KINDS]
+    rows, next_offset, total = _procedures_referring(analysis, procedure.document, refs, call)
+    offset, limit = call.page()
+    return Evidence(
+        {
+            "document": document_ref(procedure.document),
+            "procedure": procedure_ref(procedure),
+            "offset": offset,
+            "limit": limit,
+            "total": total,
+            "next_offset": next_offset,
+            "callers": rows,
+        }
+    )
+
+
+async def callees(call: ToolCall) -> Outcome:
+    subject = await _call_graph_subject(call)
+    if not isinstance(subject, tuple):
+        return subject
+    analysis, procedure, index = subject
+    doc = procedure.document
+    by_target: dict[int, list[CodeReference]] = {}
+    for ref in index.from_source(procedure.position):
+        if ref.kind in CALL_KINDS:
+            by_target.setdefault(ref.target, []).append(ref)
+    offset, limit = call.page()
+    targets, next_offset = _page(sorted(by_target), offset, limit)
+    rows = []
+    for target in targets:
+        located = call.lookups.at_address(analysis, doc, target)
+        imported = index.imports.get(target)
+        rows.append(
+            {
+                "target": hex_address(target),
+                "procedure": procedure_ref(located) if located else None,
+                "names": list(located.record.names) if located else ([f"{imported}@plt"] if imported else []),
+                "import": imported,
+                "sites": [{"at": hex_address(r.site), "kind": r.kind} for r in by_target[target]],
+            }
+        )
+    return Evidence(
+        {
+            "document": document_ref(doc),
+            "procedure": procedure_ref(procedure),
+            "offset": offset,
+            "limit": limit,
+            "total": len(by_target),
+            "next_offset": next_offset,
+            "callees": rows,
+        }
+    )
+
+
+_PAGE = {"offset": OFFSET_ARGUMENT, "limit": LIMIT_ARGUMENT}
+_DOCUMENT = name_argument("Document to look in (optional; pins the search)")
+
+
+def _graph_tool(name: str, title: str, description: str, rows: str, handler: Handler) -> ToolSpec:
+    return ToolSpec(
+        name,
+        title,
+        description,
+        arguments_schema(
+            {"procedure": procedure_argument(), "document": _DOCUMENT, "provider": PROVIDER_ARGUMENT, **_PAGE}
+        ),
+        or_narrowing(
+            paged_result(
+                ["document", "procedure", rows],
+                {"document": DOC_REF, "procedure": PROCEDURE, rows: {"type": "array"}},
+            )
+        ),
+        READS,
+        handler,
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "search_strings",
+        "Search strings",
+        "Find strings in the data sections of the active target's documents (runs of at least four printable "
+        "characters) whose text contains the query (NFKC, case-insensitive), each with its id, document, "
+        "section and address, a page at a time.",
+        arguments_schema(
+            {
+                "query": {"type": "string", "minLength": 1, "description": "Text the strings must contain."},
+                "document": name_argument("Document to search (default: every document)"),
+                **_PAGE,
+            },
+            ["query"],
+        ),
+        or_narrowing(paged_result(["query", "strings"], {"query": {"type": "string"}, "strings": {"type": "array"}})),
+        READS,
+        search_strings,
+    ),
+    ToolSpec(
+        "find_references",
+        "Find references",
+        "Find the procedures whose code refers to a string (resolved among the target's strings), an "
+        "address, or a procedure: RIP-relative operands, absolute addresses, calls and tail jumps, found by "
+        "capstone. Give exactly one of string, address or procedure.",
+        arguments_schema(
+            {
+                "string": name_argument("String text (or part of it) or string id from search_strings"),
+                "address": {"type": "string", "description": "Address the code refers to (0x...)."},
+                "procedure": procedure_argument("Procedure referred to:"),
+                "document": _DOCUMENT,
+                **_PAGE,
+            }
+        ),
+        or_narrowing(
+            paged_result(
+                ["document", "query", "references"],
+                {"document": DOC_REF, "query": {"type": "object"}, "references": {"type": "array"}},
+            )
+        ),
+        READS,
+        find_references,
+    ),
+    _graph_tool(
+        "callers",
+        "Callers",
+        "The procedures that call the given procedure directly (or jump to it as a tail call), with the call sites.",
+        "callers",
+        callers,
+    ),
+    _graph_tool(
+        "callees",
+        "Callees",
+        "The procedures (and imported functions, through the PLT) the given procedure calls directly, with "
+        "the call sites.",
+        "callees",
+        callees,
+    ),
+)
