@@ -43,6 +43,11 @@ class CompletionRef:
         return {"type": "ref/resource", "uri": self.name}
 
 
+# `_meta` keys of REA servers (the bundled one among them) that say why a list is short.
+DISCOVERY_META = "rea/discovery"
+TARGET_META = "rea/target"
+
+
 @dataclass(frozen=True)
 class CompletionPage:
     """One reply, ready to show."""
@@ -54,6 +59,9 @@ class CompletionPage:
     has_more: bool
     latency_ms: float
     warnings: tuple[str, ...] = ()
+    # What the server said about the list itself (a bound that cut discovery, a target still opening).
+    notes: tuple[str, ...] = ()
+    target_opening: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,7 +72,33 @@ class CompletionPage:
             "hasMore": self.has_more,
             "latencyMs": round(self.latency_ms, 1),
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
         }
+
+
+def server_notes(result: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """What a REA server's `_meta` says about a completion list; and whether its target is still opening."""
+    meta = result.get("_meta")
+    if not isinstance(meta, dict):
+        return [], False
+    notes: list[str] = []
+    discovery = meta.get(DISCOVERY_META)
+    if isinstance(discovery, dict) and discovery.get("complete") is False:
+        limit = discovery.get("limit")
+        reason = discovery.get("reason")
+        if reason == "time":
+            notes.append("names hidden: discovery ran out of time (addresses only)")
+        elif isinstance(limit, int) and not isinstance(limit, bool):
+            notes.append(f"names hidden: discovery stopped at {limit:,} addresses")
+        else:
+            notes.append("names hidden: discovery was cut short (addresses only)")
+    target = meta.get(TARGET_META)
+    opening = isinstance(target, dict) and target.get("state") == "opening"
+    if opening:
+        notes.append("the target is still opening: suggestions follow when it is ready")
+    elif isinstance(target, dict) and target.get("state") in ("none", "failed"):
+        notes.append("no target is open" if target.get("state") == "none" else "the target failed to open")
+    return notes, opening
 
 
 @dataclass(frozen=True)
@@ -217,7 +251,8 @@ class CompletionFeed:
         started = time.perf_counter()
         schema_warning: list[str] = []
         try:
-            result = await self.connection.request("completion/complete", params, timeout=self.timeout)
+            # Strict: a malformed reply is linted and shown with its warnings, not toasted per keystroke.
+            result = await self.connection.request("completion/complete", params, timeout=self.timeout, strict=True)
         except ProtocolError as exc:
             # The SDK found the reply malformed; what can still be shown is shown, with the reasons.
             if exc.code != MALFORMED_RESULT or exc.reply is None:
@@ -227,7 +262,10 @@ class CompletionFeed:
         values, total, has_more, warnings = lint_completion(result)
         if schema_warning and not warnings:
             warnings = schema_warning  # the lint found nothing specific: say what the SDK found
-        return CompletionPage(argument, value, tuple(values), total, has_more, latency, tuple(warnings))
+        notes, opening = server_notes(result)
+        return CompletionPage(
+            argument, value, tuple(values), total, has_more, latency, tuple(warnings), tuple(notes), opening
+        )
 
     def submit(
         self,

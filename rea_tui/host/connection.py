@@ -448,10 +448,15 @@ class Connection:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        strict: bool = False,
     ) -> dict[str, Any]:
         """Send one request and return the raw result object.
 
-        Cancelling the calling task sends `notifications/cancelled`. Raises
+        A result that breaks the negotiated version's schema is still returned
+        (the host parses leniently: a bad field or item is lost, not the whole
+        reply), and reported as bad output; with `strict`, it raises
+        ProtocolError(MALFORMED_RESULT) carrying the reply instead. Cancelling
+        the calling task sends `notifications/cancelled`. Raises
         RequestTimedOut, ServerExited, ServerUnavailable or ProtocolError.
         """
         from mcp.shared.exceptions import MCPError
@@ -473,11 +478,13 @@ class Connection:
             )
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(result)'}: {e['msg']}" for e in exc.errors()[:5])
-            raise ProtocolError(
-                MALFORMED_RESULT,
-                f"{method}: the reply breaks the {self.protocol_version} schema: {problems}",
-                reply=self.traffic.reply_to(method, sent),
-            ) from None
+            message = f"{method}: the reply breaks the {self.protocol_version} schema: {problems}"
+            reply = self.traffic.reply_to(method, sent)
+            if strict or reply is None:
+                raise ProtocolError(MALFORMED_RESULT, message, reply=reply) from None
+            self.traffic.record_event("reply/malformed", message)
+            self._emit(BadOutputReceived(self.name, message))
+            return reply
         except MCPError as exc:
             http = self.http_status.error_for(self.name, exc.code, exc.error.message, mark, method)
             raise (http or await self._request_error(method, exc, limit, time.monotonic() - started)) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,8 +25,10 @@ from rea_tui.host.protocol_memory import ProtocolMemory
 
 ServerStatus = Literal["idle", "connecting", "ready", "failed", "exited", "closed"]
 
-# The REA convention: this resource names the current target.
+# The REA convention: this resource names the current target, and says while it is still opening.
 SESSION_RESOURCE = "rea://session"
+TARGET_OPENING = "opening"
+TARGET_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class HostedServer:
         self.catalogs = ServerCatalogs(self.connection)
         self.completions = CompletionFeed(self.connection)
         self.target: str | None = None
+        # What rea://session says of the target ("opening", "ready", ...); None for other servers.
+        self.target_state: str | None = None
         self._lifecycle = asyncio.Lock()
 
     @property
@@ -107,12 +112,26 @@ class HostedServer:
         blocks = [parse_resource_contents(item) for item in contents]
         return ResourceContents(raw, [b for b in blocks if b is not None])
 
+    @property
+    def has_session_resource(self) -> bool:
+        return any(r.uri == SESSION_RESOURCE for r in self.catalogs.resources.items)
+
+    async def wait_for_target(self, timeout: float) -> bool:
+        """Until a REA server's target has opened (or `timeout` passed); True when it is not opening."""
+        deadline = time.monotonic() + timeout
+        await self.read_target()
+        while self.target_state == TARGET_OPENING and time.monotonic() < deadline:
+            await asyncio.sleep(TARGET_POLL_SECONDS)
+            await self.read_target()
+        return self.target_state != TARGET_OPENING
+
     async def read_target(self) -> str | None:
         """The target a REA server names in `rea://session` (None for other servers, or if unreadable)."""
         from rea_tui.host.errors import HostError
 
         self.target = None
-        if not any(r.uri == SESSION_RESOURCE for r in self.catalogs.resources.items):
+        self.target_state = None
+        if not self.has_session_resource:
             return None
         try:
             result = await self.read_resource(SESSION_RESOURCE)
@@ -125,6 +144,8 @@ class HostedServer:
             return None
         if not isinstance(data, dict):
             return None
+        state = data.get("state")
+        self.target_state = state if isinstance(state, str) else None
         target, kind = data.get("target"), data.get("kind")
         parts = [str(p) for p in (target, f"({kind})" if kind else None) if p]
         self.target = " ".join(parts) or None

@@ -9,7 +9,7 @@ counting.
 Procedure values come from the complete inventory (`procedure_inventory`),
 for the document in context, or for the whole target when no document is
 given (then a value found in several documents is offered document-qualified,
-`libc.so.6!malloc`). When a safety bound cut discovery short, the reply's
+`malloc@libc.so.6`). When a safety bound cut discovery short, the reply's
 `_meta["rea/discovery"]` says so.
 
 Completion only reads: it keeps no cache of results (each request reads the
@@ -61,13 +61,13 @@ class CompletionEngine:
         session = self.session
         if family == "provider":
             names = session.target.provider_names() if session.target else [AUTO_PROVIDER]
-            return CompletionAnswer(PrefixIndex.of(names).query(prefix))
+            return CompletionAnswer(PrefixIndex(names).query(prefix))
         if family == "evidence":
-            return CompletionAnswer(PrefixIndex.of(session.ledger.ids()).query(prefix))
+            return CompletionAnswer(PrefixIndex(session.ledger.ids()).query(prefix))
         if family == "capture":
-            return CompletionAnswer(PrefixIndex.of(session.ledger.capture_ids()).query(prefix))
+            return CompletionAnswer(PrefixIndex(session.ledger.capture_ids()).query(prefix))
         if family == "unknown":
-            return CompletionAnswer(PrefixIndex.of(u.id for u in session.unknowns.heads()).query(prefix))
+            return CompletionAnswer(PrefixIndex(u.id for u in session.unknowns.heads()).query(prefix))
         if family in ("manifest", "occurrence"):
             return CompletionAnswer(self._artifact_index(family, context).query(prefix))
         analysis = session.analysis
@@ -87,7 +87,7 @@ class CompletionEngine:
             return CompletionAnswer.empty()
         names = validate_documents(provider.list_documents())
         if family == "document":
-            return CompletionAnswer(PrefixIndex.of(names).query(prefix))
+            return CompletionAnswer(PrefixIndex(names).query(prefix))
         requested = context.get("document")
         document: str | None = None
         if requested:
@@ -114,8 +114,8 @@ class CompletionEngine:
             occurrences = manifests.setdefault(manifest, set())
             occurrences.update(o["occurrence_id"] for o in entry.result["page"]["occurrences"])
         if family == "manifest":
-            return PrefixIndex.of(manifests)
+            return PrefixIndex(manifests)
         wanted = context.get("manifest")
         if wanted:
-            return PrefixIndex.of(manifests.get(wanted.strip().upper(), set()))
-        return PrefixIndex.of(o for occ in manifests.values() for o in occ)
+            return PrefixIndex(manifests.get(wanted.strip().upper(), set()))
+        return PrefixIndex(o for occ in manifests.values() for o in occ)

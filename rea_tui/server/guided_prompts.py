@@ -51,7 +51,7 @@ def _proc() -> ArgumentSpec:
     return ArgumentSpec(
         "procedure",
         "Optional procedure name or address. Completes from the complete procedure inventory of the document "
-        "in context, or of the whole target (a name in several documents comes qualified: libc.so.6!malloc).",
+        "in context, or of the whole target (a name in several documents comes qualified: malloc@libc.so.6).",
         family="procedure",
     )
 

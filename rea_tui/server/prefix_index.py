@@ -1,10 +1,9 @@
 """Completion values keyed by their folded forms, for prefix ranges by bisection.
 
-A value may be reachable through more than one form: a document-qualified
-procedure `libc.so.6!malloc` matches both a prefix of itself and a prefix of
-`malloc`. Each entry carries the rank of its value in code-point order, so
-the first 100 values of any range come from a partial sort of small integers
-instead of a sort of strings.
+Each key carries the rank of its value in code-point order, so the first
+100 values of any range come from a partial sort of small integers instead
+of a sort of strings (folding can reorder values, so keys and values differ
+in order).
 """
 
 from __future__ import annotations
@@ -34,29 +33,14 @@ class CompletionPage:
 class PrefixIndex:
     """Values longer than 4,096 characters are dropped before anything is counted."""
 
-    __slots__ = ("_keys", "_multi_form", "_ranks", "_values")
+    __slots__ = ("_keys", "_ranks", "_values")
 
-    def __init__(self, entries: Iterable[tuple[str, tuple[str, ...]]]) -> None:
-        """`entries` are `(value, other forms it matches by)`; a value listed twice keeps every form."""
-        forms: dict[str, set[str]] = {}
-        for value, extra in entries:
-            if len(value) <= MAX_VALUE_CHARS:
-                forms.setdefault(value, set()).update(extra)
-        unique = sorted(forms)
-        keyed: list[tuple[str, int]] = []
-        for rank, value in enumerate(unique):
-            own = fold(value)
-            keyed.append((own, rank))
-            keyed.extend((key, rank) for key in {fold(f) for f in forms[value]} if key != own)
-        keyed.sort()
+    def __init__(self, values: Iterable[str]) -> None:
+        unique = sorted({v for v in values if len(v) <= MAX_VALUE_CHARS})
+        keyed = sorted((fold(value), rank) for rank, value in enumerate(unique))
         self._values = unique
         self._keys = [k for k, _ in keyed]
         self._ranks = [r for _, r in keyed]
-        self._multi_form = len(keyed) > len(unique)
-
-    @classmethod
-    def of(cls, values: Iterable[str]) -> PrefixIndex:
-        return cls((v, ()) for v in values)
 
     def __len__(self) -> int:
         return len(self._values)
@@ -81,10 +65,7 @@ class PrefixIndex:
         lo, hi = self._range(key)
         if hi == lo:
             return CompletionPage.empty()
-        ranks: Iterable[int] = self._ranks[lo:hi]
-        if self._multi_form:
-            ranks = set(ranks)  # a value may match through several of its forms
-        matched = list(ranks)
+        matched = self._ranks[lo:hi]
         total = len(matched)
         chosen = sorted(matched) if total <= limit else sorted(heapq.nsmallest(limit, matched))
         values = [self._values[r] for r in chosen]

@@ -11,9 +11,10 @@ Procedure values of one document are its addresses plus every name that
 identifies exactly one address there (every name at a shared address takes
 part, even when a later page makes it ambiguous). Across the whole target a
 value is offered plain when it identifies exactly one procedure of the whole
-target, and document-qualified (`DOCUMENT!VALUE`) when it identifies exactly
+target, and document-qualified (`VALUE@DOCUMENT`) when it identifies exactly
 one procedure of its document only; a plain value also needs every document's
-inventory to be complete.
+inventory to be complete. The document comes last so that a qualified value
+still starts with what the analyst typed (the contract is a prefix match).
 """
 
 from __future__ import annotations
@@ -27,28 +28,28 @@ from typing import Any, Literal
 from rea_tui.server.providers.base import MalformedOutput, Provider
 from rea_tui.server.providers.output_validation import validate_page
 
-QUALIFIER = "!"
-"""Separates a document name from a procedure name or address: `libc.so.6!malloc`."""
+QUALIFIER = "@"
+"""Separates a procedure name or address from its document: `malloc@libc.so.6`."""
 
 CutReason = Literal["limit", "time"]
 
 
 def qualify(document: str, value: str) -> str:
-    return f"{document}{QUALIFIER}{value}"
+    return f"{value}{QUALIFIER}{document}"
 
 
 def split_qualified(value: str, documents: Sequence[str]) -> tuple[str, str] | None:
-    """`(document, rest)` when `value` starts with a document name and `!`, else None.
+    """`(document, rest)` when `value` ends with `@` and a document name, else None.
 
-    Names may contain `!` themselves (`operator!=`), so every `!` is tried from
-    the left and the first whose prefix is exactly a document name wins.
+    Names may contain `@` themselves, so every `@` is tried from the right and
+    the first whose suffix is exactly a document name wins.
     """
     known = set(documents)
-    at = value.find(QUALIFIER)
+    at = value.rfind(QUALIFIER)
     while at > 0:
-        if value[:at] in known and at + 1 < len(value):
-            return value[:at], value[at + 1 :]
-        at = value.find(QUALIFIER, at + 1)
+        if value[at + 1 :] in known:
+            return value[at + 1 :], value[:at]
+        at = value.rfind(QUALIFIER, 0, at)
     return None
 
 
@@ -144,21 +145,18 @@ def discover(
     return DocumentProcedures(document, list(seen), name_addresses, report)
 
 
-def target_entries(documents: Sequence[DocumentProcedures]) -> list[tuple[str, tuple[str, ...]]]:
-    """Whole-target completion entries: `(value, other forms it matches by)`.
+def target_entries(documents: Sequence[DocumentProcedures]) -> list[str]:
+    """Whole-target completion values.
 
-    A qualified value also matches by its unqualified part, so typing `mall`
-    reaches `libc.so.6!malloc`.
+    A qualified value starts with the name, so typing `mall` reaches
+    `malloc@libc.so.6` by the contract's prefix match.
     """
     complete = all(d.report.complete for d in documents)
     presence: Counter[str] = Counter()
     for doc in documents:
         presence.update(doc.identifiers())
-    entries: list[tuple[str, tuple[str, ...]]] = []
+    entries: list[str] = []
     for doc in documents:
         for value in doc.values():
-            if complete and presence[value] == 1:
-                entries.append((value, ()))
-            else:
-                entries.append((qualify(doc.document, value), (value,)))
+            entries.append(value if complete and presence[value] == 1 else qualify(doc.document, value))
     return entries

@@ -205,7 +205,7 @@ class TargetAnalysis:
     def _build_completion(self, provider: Provider, document: str | None) -> ProcedureCompletion:
         if document is not None:
             inventory = self._inventory(provider, document)
-            return ProcedureCompletion(PrefixIndex.of(inventory.values()), inventory.report)
+            return ProcedureCompletion(PrefixIndex(inventory.values()), inventory.report)
         inventories: list[DocumentProcedures] = []
         for name in validate_documents(provider.list_documents()):
             try:

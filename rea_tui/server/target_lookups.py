@@ -2,7 +2,7 @@
 
 Each follows seed 003: a missing, unknown or ambiguous name gives a narrowing
 reply scoped by what is already pinned, never an error. A procedure may be
-written document-qualified (`libc.so.6!malloc`, `Notes!0x100000280`), which
+written document-qualified (`malloc@libc.so.6`, `0x100000280@Notes`), which
 pins the document the same way the `document` argument does.
 """
 

@@ -12,13 +12,10 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.limits import MAX_SYNTHETIC_PROCEDURES
-
-if TYPE_CHECKING:
-    from rea_tui.server.target import Target
 
 SYNTHETIC_PATH = re.compile(r"^synthetic:(\d{1,6})(?::(\d{1,9}))?$")
 DEFAULT_TARGET = "default:"
@@ -57,5 +54,6 @@ def check_openable(path: str) -> str:
 class StartupTarget:
     """The target the server was started with: how to open it, and what to call it meanwhile."""
 
-    opener: Callable[[], Target]
+    # Returns a `target.Target`; not imported here, since target.py imports this module (no cycle).
+    opener: Callable[[], Any]
     label: str

@@ -71,7 +71,7 @@ def name_argument(what: str) -> dict[str, Any]:
 
 def procedure_argument(what: str = "Procedure") -> dict[str, Any]:
     return name_argument(
-        f"{what} name, address (0x...) or id; `DOCUMENT!NAME` pins the document (e.g. libc.so.6!malloc)"
+        f"{what} name, address (0x...) or id; `NAME@DOCUMENT` pins the document (e.g. malloc@libc.so.6)"
     )
 
 

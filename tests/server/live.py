@@ -211,13 +211,11 @@ def expected_target_values(by_document: dict[str, list[dict[str, Any]]]) -> set[
     values: set[str] = set()
     for doc, own in per_document.items():
         for value in own:
-            values.add(value if seen_in[value] == {doc} else f"{doc}!{value}")
+            values.add(value if seen_in[value] == {doc} else f"{value}@{doc}")
     return {v for v in values if len(v) <= 4096}
 
 
 def matching_target(values: set[str], prefix: str) -> list[str]:
-    """A qualified value matches by its whole text or by its part after the document."""
+    """The seeds' prefix rule over the whole target's values (qualified ones start with the name)."""
     key = fold(prefix)
-    return sorted(
-        v for v in values if fold(v).startswith(key) or ("!" in v and fold(v.split("!", 1)[1]).startswith(key))
-    )
+    return sorted(v for v in values if fold(v).startswith(key))

@@ -197,7 +197,16 @@ async def discovery_meta(server: LiveServer, value: str, context: dict[str, str]
 async def test_without_a_document_completion_spans_the_whole_target(
     server: LiveServer, target_values: set[str]
 ) -> None:
-    for prefix in ("open", "openDocument", "search", "0x1000002", "Notes!", "libsync.dylib!open", "load", "-["):
+    for prefix in (
+        "open",
+        "openDocument",
+        "openDocument@",
+        "openDocument@libsync",
+        "search",
+        "0x1000002",
+        "load",
+        "-[",
+    ):
         page = await server.complete("procedure", prefix)
         expected = matching_target(target_values, prefix)
         assert page.total == len(expected), prefix
@@ -208,7 +217,7 @@ async def test_without_a_document_completion_spans_the_whole_target(
 
 async def test_a_name_in_several_documents_is_offered_qualified(server: LiveServer) -> None:
     shared = await server.complete("procedure", "openDocument")
-    assert shared.values == ["Notes!openDocument", "NotesHelper!openDocument", "libsync.dylib!openDocument"]
+    assert shared.values == ["openDocument@Notes", "openDocument@NotesHelper", "openDocument@libsync.dylib"]
     # Unique across the target: offered plain (and ambiguous within a document: not at all).
     assert (await server.complete("procedure", "exportNoteAsPDF")).values == ["exportNoteAsPDF"]
     assert (await server.complete("procedure", "duplicateHelper")).values == []
@@ -216,14 +225,15 @@ async def test_a_name_in_several_documents_is_offered_qualified(server: LiveServ
 
 async def test_every_name_taking_tool_accepts_the_qualified_form(server: LiveServer) -> None:
     for value in (await server.complete("procedure", "openDocument")).values:
-        document, name = value.split("!")
+        name, document = value.rsplit("@", 1)
         inspected = await server.structured("inspect_procedure", {"procedure": value})
         assert inspected["document"]["name"] == document and inspected["procedure"]["names"] == [name]
         for tool in ("callers", "callees", "find_references"):
             result = await server.structured(tool, {"procedure": value})
             assert result["document"]["name"] == document, (tool, result)
-    by_address = (await server.complete("procedure", "Notes!0x100000280")).values
-    assert by_address == ["Notes!0x100000280"]
+    by_address = (await server.complete("procedure", "0x100000280@Notes")).values
+    # A prefix: the same address qualified by NotesHelper or NotesShare.appex matches it too.
+    assert by_address[0] == "0x100000280@Notes" and all(v.startswith("0x100000280@Notes") for v in by_address)
     assert (await server.structured("inspect_procedure", {"procedure": by_address[0]}))["procedure"]["names"] == [
         "openDocument"
     ]

@@ -75,9 +75,9 @@ async def test_whole_target_completion_qualifies_everything_while_a_document_is_
     # Uniqueness across the target is unknown, so nothing is plain; a complete document still offers
     # its unique names, qualified.
     share = (await bounded.all_procedures("NotesShare.appex"))[0]["names"][0]
-    assert (await bounded.complete("procedure", share)).values == [f"NotesShare.appex!{share}"]
+    assert (await bounded.complete("procedure", share)).values == [f"{share}@NotesShare.appex"]
     page = await bounded.complete("procedure", "0x")
-    assert page.values and all("!" in v for v in page.values)
+    assert page.values and all("@" in v for v in page.values)
     assert (await bounded.complete("procedure", "openDocument")).values == []
 
 

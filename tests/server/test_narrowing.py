@@ -189,7 +189,7 @@ async def test_not_found_candidates_come_closest_first(server: LiveServer, outpu
 
 
 async def test_a_qualified_procedure_and_a_different_document_conflict(server: LiveServer) -> None:
-    result = await server.tool("inspect_procedure", {"procedure": "Notes!openDocument", "document": "libsync.dylib"})
+    result = await server.tool("inspect_procedure", {"procedure": "openDocument@Notes", "document": "libsync.dylib"})
     assert result.is_error is True and "give one of them" in getattr(result.content[0], "text", "")
-    same = await server.structured("inspect_procedure", {"procedure": "Notes!openDocument", "document": "Notes"})
+    same = await server.structured("inspect_procedure", {"procedure": "openDocument@Notes", "document": "Notes"})
     assert same["document"]["name"] == "Notes"

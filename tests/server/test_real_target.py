@@ -142,13 +142,13 @@ async def test_whole_target_completion_on_the_default_target(exhaustive: LiveSer
     docs = (await exhaustive.structured("list_documents"))["documents"]
     parsed = [d["name"] for d in docs if "error" not in d]
     expected = expected_target_values({name: await exhaustive.all_procedures(name) for name in parsed})
-    assert any("!" in v for v in expected) and any("!" not in v and not v.startswith("0x") for v in expected)
+    assert any("@" in v for v in expected) and any("@" not in v and not v.startswith("0x") for v in expected)
     for prefix in ("mall", "PyList_", "_init", "0x10"):
         page = await exhaustive.complete("procedure", prefix)
         want = matching_target(expected, prefix)
         assert page.total == len(want) and page.values == want[:100], prefix
-    qualified = sorted(v for v in expected if "!" in v and not v.split("!", 1)[1].startswith("0x"))
-    document, name = qualified[0].split("!", 1)
+    qualified = sorted(v for v in expected if "@" in v and not v.startswith("0x"))
+    name, document = qualified[0].rsplit("@", 1)
     inspected = await exhaustive.structured("inspect_procedure", {"procedure": qualified[0], "max_instructions": 4})
     assert inspected["document"]["name"] == document and name in inspected["procedure"]["names"]
 

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from textual import events
-from textual.widgets import Button, Checkbox, Input, ListView, OptionList, Select, Static
+from textual.widgets import Button, Input, ListView, OptionList, Select, Static
 from textual.widgets._select import SelectCurrent
 
 from rea_tui.host.evidence import EvidenceEntry
@@ -255,10 +255,11 @@ async def test_a_step_form_is_prefilled_from_the_prompt_arguments() -> None:
         assert view.workflow is not None
         assert view.workflow.arguments["procedure"] == "openDocument"
         assert [s.tool for s in view.workflow.steps] == [
-            "list_documents",
-            "list_procedures",
+            "search_strings",
+            "find_references",
+            "callers",
+            "callees",
             "inspect_procedure",
-            "inspect_binary_layout",
             "record_unknown",
         ]
         await open_step(pilot, "inspect_procedure")
@@ -344,7 +345,8 @@ async def test_process_capture_asks_through_elicitation_accept_runs_decline_does
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await open_tool(pilot, "run_process_capture")
-        assert isinstance(field_editor(app, "confirm"), Checkbox) and not field_editor(app, "confirm").value
+        # No argument can skip the confirmation: the form has none that would.
+        assert "confirm" not in [getattr(f, "key", None) for f in app.screen.query(".schema-field")]
         await review(pilot)
         assert not app.screen.query("#allow-session")  # destructive, open-world: never allowed for a session
         await click(pilot, "#run-once")
@@ -352,7 +354,8 @@ async def test_process_capture_asks_through_elicitation_accept_runs_decline_does
         keys = [getattr(f, "key", None) for f in dialog.query(".schema-field")]
         assert keys == ["arguments", "timeout_seconds", "capture_environment"]
         assert "rea (synthetic) asks for input" in screen_text(app)
-        assert "Adjust the parameters or decline." in screen_text(app)
+        asked = str(dialog.query_one(".dialog-description").render())
+        assert "without a shell" in asked and "Adjust the parameters or decline." in asked
         assert app.session.ledger.entries[-1].outcome == "running"
         editor = field_editor(app, "arguments")
         editor.focus()

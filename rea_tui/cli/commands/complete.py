@@ -33,6 +33,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
     if not feed.supported:
         out.error("the server does not declare the completions capability; nothing was asked")
         return ExitCode.PROTOCOL
+    # A REA server opens its target after the handshake; until then its lists are empty by design.
+    await hosted.catalogs.resources.refresh()
+    await hosted.wait_for_target(args.timeout)
     page = await feed.complete(ref, args.argument, args.value, pairs)
     if args.json:
         out.json(page.to_json())
@@ -44,6 +47,8 @@ async def body(context: Context, hosted: HostedServer) -> int:
         out.line(f"  {sanitize(value, VALUE_LIMIT)}")
     if not page.values:
         out.line("  (no suggestions; an empty list does not mean there are none)")
+    for note in page.notes:
+        out.line(f"note: {sanitize(note)}")
     for warning in page.warnings:
         out.line(f"warning: {sanitize(warning)}")
     return ExitCode.OK

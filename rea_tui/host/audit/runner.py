@@ -45,6 +45,10 @@ DEFAULT_TIMEOUT_S: Final = 10.0
 RENDER_REQUESTS: Final = 1
 
 
+# At most this share of the budget is spent waiting for a REA target to open.
+TARGET_WAIT_SHARE: Final = 0.5
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     profile: Profile = "mcp"
@@ -107,6 +111,9 @@ class Audit:
             self._channel.cancel()
 
     async def run(self) -> AuditReport:
+        # A REA server opens its target after the handshake; its lists are cold (empty) until then,
+        # and an audit that straddles the opening would report the change as inconsistency.
+        await self.hosted.wait_for_target(self.options.budget_s * TARGET_WAIT_SHARE)
         prompts, templates = select_targets(
             self.hosted.catalogs.prompts.items, self.hosted.catalogs.templates.items, self.options
         )

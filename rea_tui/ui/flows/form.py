@@ -99,10 +99,17 @@ class FormFlow(Flow):
         )
 
     async def definitions_changed(self, server: str) -> None:
-        """After a list change, keep the selected prompt (and what was typed) if it still exists."""
+        """After a list change, keep the selected prompt (and what was typed) if it still exists.
+
+        A REA server announces its target's opening with a prompt list change: a dropdown that
+        said "still opening" asks again.
+        """
         target = self.form.target
         if target is None or target.server != server or target.kind != "prompt":
             return
+        focused = self.screen.focused
+        if isinstance(focused, ArgumentInput) and focused.field.dropdown.is_open:
+            self.request_completion(focused.field)
         hosted = self.session.hosted(server)
         prompt = hosted.catalogs.prompts.get(target.name) if hosted is not None else None
         if prompt is None:

@@ -24,9 +24,18 @@ if TYPE_CHECKING:
 SPINNER_DELAY = 0.15
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 EMPTY_MESSAGE = "no suggestions (an empty list does not mean there are none)"
+NOTE_LIMIT = 200
 
 
 def footer_for(page: CompletionPage) -> Text:
+    text = _count_text(page)
+    for note in page.notes:
+        text.append("\n")
+        text.append_text(plain_line(note, NOTE_LIMIT, style="dim italic"))
+    return text
+
+
+def _count_text(page: CompletionPage) -> Text:
     count = len(page.values)
     if count == 0:
         return Text(EMPTY_MESSAGE, style="italic")
