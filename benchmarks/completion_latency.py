@@ -53,10 +53,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import codecs
 import contextlib
 import cProfile
-import fcntl
 import gc
 import io
 import itertools
@@ -64,16 +62,10 @@ import json
 import os
 import pstats
 import random
-import re
-import select
-import shutil
-import signal
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
@@ -83,8 +75,11 @@ from typing import Any, Literal
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
-SIZE = (160, 48)
+from pty_run import SIZE, pty_env, run_in_pty  # noqa: E402
+from timing import isolated_xdg, rea_tui_command  # noqa: E402
+
 SERVER = "synthetic"
 PROMPT = "investigate_feature"
 PROMPT_TITLE = "Investigate a feature"
@@ -155,16 +150,6 @@ def server_spec(procedures: int) -> Any:
         command=sys.executable,
         args=("-m", "rea_tui.server", "--synthetic", str(procedures)),
     )
-
-
-def isolated_xdg(root: Path) -> dict[str, str]:
-    """XDG variables pointing into `root`, so no user config, protocol memory or session log is touched."""
-    dirs = {}
-    for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        path = root / name.removeprefix("XDG_").removesuffix("_HOME").lower()
-        path.mkdir(parents=True, exist_ok=True)
-        dirs[name] = str(path)
-    return dirs
 
 
 # ------------------------------------------------------------------ the keystroke plan
@@ -804,108 +789,24 @@ async def run_app(
 
 # ------------------------------------------------------------------ start-up in a pseudo-terminal
 
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
-    r"|\x1b[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
-    r"|\x1b[()*+][0-9A-Za-z]"  # charset selection
-    r"|\x1b[@-Z\\-_=>78]"  # other two-character escapes
-)
-
-
-def strip_escapes(text: str) -> str:
-    return _ESCAPES.sub("", text)
-
-
-def rea_tui_command() -> list[str]:
-    """The installed console script next to this interpreter, else `python -m rea_tui`."""
-    script = Path(sys.executable).with_name("rea-tui")
-    if script.is_file():
-        return [str(script)]
-    found = shutil.which("rea-tui")
-    return [found] if found else [sys.executable, "-m", "rea_tui"]
-
-
-def _child_setup() -> None:
-    # A new session whose controlling terminal is the pty (stdin), as in a real terminal.
-    os.setsid()
-    with contextlib.suppress(OSError):
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+# What the terminal shows at the first frame (the header), and once the prompt list is filled.
+FIRST_FRAME_MARK = "rea-tui"
+PROMPT_MARKS = (PROMPT, PROMPT_TITLE)
 
 
 @dataclass
-class PtyRun:
+class StartupRun:
     first_frame: float | None  # seconds to the header text
     prompt_list: float | None  # seconds to the prompt name or title
-    exit_code: int | None
     tail: str = ""
 
 
-def run_in_pty(argv: list[str], env: dict[str, str], timeout: float = 20.0) -> PtyRun:
-    """Start `argv` on a 160x48 pty; time the first frame and the prompt list; then ctrl+q (or kill it)."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    raw = ""
-    first_frame = prompt_list = None
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        argv,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        cwd=REPO,
-        preexec_fn=_child_setup,
-        close_fds=True,
+def run_startup_once(argv: list[str], env: dict[str, str]) -> StartupRun:
+    seen = run_in_pty(
+        argv, env, [FIRST_FRAME_MARK, *PROMPT_MARKS], done=lambda found: any(m in found for m in PROMPT_MARKS)
     )
-    os.close(slave)
-
-    def drain(wait: float) -> bool:
-        nonlocal raw
-        ready, _, _ = select.select([master], [], [], wait)
-        if not ready:
-            return True
-        try:
-            data = os.read(master, 1 << 16)
-        except OSError:
-            return False
-        if not data:
-            return False
-        raw += decoder.decode(data)
-        return True
-
-    try:
-        deadline = started + timeout
-        alive = True
-        while alive and prompt_list is None and time.perf_counter() < deadline:
-            alive = drain(0.01)
-            now = time.perf_counter() - started
-            text = strip_escapes(raw)
-            if first_frame is None and "rea-tui" in text:
-                first_frame = now
-            if PROMPT in text or PROMPT_TITLE in text:
-                prompt_list = now
-        # Leave as a user would (ctrl+q), then make sure the process group is gone.
-        with contextlib.suppress(OSError):
-            os.write(master, b"\x11")
-        quit_deadline = time.perf_counter() + 5.0
-        while proc.poll() is None and time.perf_counter() < quit_deadline:
-            if not drain(0.05):
-                break
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(3.0)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-    finally:
-        os.close(master)
-    tail = strip_escapes(raw)[-300:] if prompt_list is None else ""
-    return PtyRun(first_frame, prompt_list, proc.returncode, tail)
+    shown = [t for t in (seen.at(m) for m in PROMPT_MARKS) if t is not None]
+    return StartupRun(seen.at(FIRST_FRAME_MARK), min(shown) if shown else None, seen.tail)
 
 
 @dataclass
@@ -916,22 +817,15 @@ class StartupCase:
     failures: list[str]
 
 
-def pty_env(xdg_root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "TEXTUAL"))}
-    env.update({"TERM": "xterm-256color", "COLUMNS": str(SIZE[0]), "LINES": str(SIZE[1])})
-    env.update(isolated_xdg(xdg_root))
-    return env
-
-
 def startup_case(label: str, argv: list[str], runs: int, *, warm: bool, scratch: Path) -> StartupCase:
     """Cold: fresh XDG dirs per run (no protocol memory); warm: one set, primed by an uncounted run."""
     case = StartupCase(label, [], [], [])
     shared = Path(tempfile.mkdtemp(prefix="warm-", dir=scratch))
     if warm:
-        run_in_pty(argv, pty_env(shared))
+        run_startup_once(argv, pty_env(shared))
     for _ in range(runs):
         root = shared if warm else Path(tempfile.mkdtemp(prefix="cold-", dir=scratch))
-        result = run_in_pty(argv, pty_env(root))
+        result = run_startup_once(argv, pty_env(root))
         if result.first_frame is not None:
             case.first_frame.append(result.first_frame)
         if result.prompt_list is not None:
@@ -1003,7 +897,7 @@ def run_startup(procedures: int, runs: int) -> StartupResult:
     cases = []
     with tempfile.TemporaryDirectory(prefix="rea-bench-startup-") as tmp:
         scratch = Path(tmp)
-        run_in_pty(synthetic, pty_env(Path(tempfile.mkdtemp(dir=scratch))))  # OS file cache; not counted
+        run_startup_once(synthetic, pty_env(Path(tempfile.mkdtemp(dir=scratch))))  # OS file cache; not counted
         for label, argv in ((f"--synthetic {procedures}", synthetic), ("bundled default", rea)):
             for warm in (False, True):
                 name = f"{label}, {'warm' if warm else 'cold'}"
