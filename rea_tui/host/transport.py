@@ -337,7 +337,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
 
     async def _stop(self, process: subprocess.Popen[bytes]) -> None:
         """With stdin closed: a moment to exit, then SIGTERM the process group, then SIGKILL it."""
-        steps = ((None, _EOF_GRACE_SECONDS), (signal.SIGTERM, _TERM_GRACE_SECONDS), (signal.SIGKILL, _TERM_GRACE_SECONDS))
+        steps = (None, _EOF_GRACE_SECONDS), (signal.SIGTERM, _TERM_GRACE_SECONDS), (signal.SIGKILL, _TERM_GRACE_SECONDS)
         for sig, grace in steps:
             if sig is not None and process.poll() is None:
                 with suppress(ProcessLookupError, PermissionError):
