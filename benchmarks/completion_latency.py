@@ -48,11 +48,12 @@ What it measures (the "Speed" targets of the completion issue):
 Nothing is asserted: it prints figures, PASS/FAIL words next to the issue's
 conditions, and a summary table. What-ifs for the product, off by default:
 `--fps N` sets TEXTUAL_FPS for the headless app (Textual's screen refresh
-cadence, 60 by default); `--gc-freeze` calls `gc.freeze()` in the app after
-the warm-up. `--profile` adds a cProfile of the pilot keystroke pass. The
-in-process app and every start-up run get their own XDG directories in a
-temporary folder, so the user's config, protocol memory and session
-transcripts are neither read nor written.
+cadence; by default the app's settings' rate, as the launcher applies it);
+`--gc-freeze` calls `gc.freeze()` in the app after the warm-up. `--profile`
+adds a cProfile of the pilot keystroke pass. The in-process app and every
+start-up run get their own XDG directories in a temporary folder, so the
+user's config, protocol memory and session transcripts are neither read nor
+written.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ STARTUP_S = 0.9
 # The other servers of the many-servers mode: small synthetic reference servers.
 EXTRA_SERVER_PROCEDURES = 2000
 LEDGER_RESULT_BYTES = 1024
+TARGET_OPEN_TIMEOUT = 120.0
 
 Via = Literal["pilot", "driver"]
 
@@ -238,7 +240,9 @@ async def collect_words(feed: Any, ref: Any) -> list[str]:
             page = await feed.complete(ref, ARGUMENT, stem + digit, context)
             values.extend(page.values)
     words = sorted(set(values))
-    return random.Random(1).sample(words, min(60, len(words))) if words else ["0x1"]
+    if len(words) < 2:
+        raise SystemExit(f"the server offered {len(words)} procedure value(s) for {DOCUMENT}: nothing to type")
+    return random.Random(1).sample(words, min(60, len(words)))
 
 
 # ------------------------------------------------------------------ direct baseline (no UI)
@@ -263,7 +267,10 @@ async def direct_baseline(
     hosted = HostedServer(server_spec(procedures), timeout=30.0, memory=ProtocolMemory())
     ref = CompletionRef("prompt", PROMPT)
     try:
-        await hosted.start(load_catalogs=False)
+        await hosted.start()
+        # The reference server opens its target in the background; until then it offers no procedures.
+        if not await hosted.wait_for_target(TARGET_OPEN_TIMEOUT):
+            raise SystemExit(f"the target did not open within {TARGET_OPEN_TIMEOUT:g} s")
         feed = hosted.completions
         started = time.perf_counter()
         await feed.complete(ref, ARGUMENT, "", {"document": DOCUMENT})
@@ -766,6 +773,8 @@ async def run_app(
         if state.status != "ready" or state.hosted is None:
             raise SystemExit(f"the server did not start: {state.error}")
         hosted = state.hosted
+        if not await hosted.wait_for_target(TARGET_OPEN_TIMEOUT):
+            raise SystemExit(f"the target did not open within {TARGET_OPEN_TIMEOUT:g} s")
         tree = app.query_one(ServerTree)
         prompt_ref = NodeRef("prompt", SERVER, PROMPT)
         await wait_until(pilot, lambda: tree.find(prompt_ref), 10, "the prompt list")
@@ -1129,7 +1138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=int, default=30, help="keystrokes in the burst (default 30, 0 skips)")
     parser.add_argument("--startup-runs", type=int, default=5, help="runs per start-up case (default 5, 0 skips)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the keystroke plan (default 7)")
-    parser.add_argument("--fps", type=int, help="TEXTUAL_FPS for the headless app (Textual's default is 60)")
+    parser.add_argument("--fps", type=int, help="TEXTUAL_FPS for the headless app (default: the app's setting)")
     parser.add_argument("--profile", action="store_true", help="cProfile the keystroke loop")
     parser.add_argument(
         "--gc-freeze", action="store_true", help="gc.freeze() in the app after the warm-up (a what-if for the product)"
@@ -1149,8 +1158,13 @@ def main(argv: list[str] | None = None) -> int:
     scratch = tempfile.TemporaryDirectory(prefix="rea-bench-app-")
     # The in-process host reads and writes its protocol memory under XDG_CACHE_HOME: keep the user's out.
     os.environ.update(isolated_xdg(Path(scratch.name)))
+    # The frame rate users get: the launcher applies the settings' rate before Textual is imported.
+    from rea_tui.ui.runtime import apply_frame_rate
+    from rea_tui.ui.settings import AppSettings
+
     if args.fps:
         os.environ["TEXTUAL_FPS"] = str(args.fps)  # read when textual is first imported, below
+    apply_frame_rate(AppSettings.load().fps)
     print(
         f"rea-tui completion latency: reference server over stdio, --synthetic {args.procedures:,};"
         f" {os.cpu_count()} CPUs, Python {sys.version.split()[0]},"
