@@ -70,3 +70,17 @@ async def test_the_filter_key_is_in_the_footer_and_a_list_change_keeps_the_filte
         assert list(shown(app)) == ["Prompts (0 of 2)"]
         await pilot.press("enter")  # leaves the filter, keeps it
         assert tree.has_focus and app.query_one(SidebarFilter).value == "zzz-nothing"
+
+
+async def test_enter_in_the_filter_puts_the_cursor_on_the_first_match() -> None:
+    app = make_app([sample_spec("legacy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+f", *"slow", "enter")
+        tree = app.query_one(ServerTree)
+        assert tree.has_focus
+        await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data is not None)
+        assert tree.cursor_node is not None and tree.cursor_node.data is not None
+        assert (tree.cursor_node.data.kind, tree.cursor_node.data.name) == ("tool", "slow_task")
+        await pilot.press("enter")  # opens it, as selecting it in the tree does
+        await wait_for(pilot, lambda: len(app.screen_stack) > 1, "the tool's form")

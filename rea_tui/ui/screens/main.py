@@ -238,8 +238,11 @@ class MainScreen(Screen[None]):
         self.query_one(ServerTree).filter(event.value)
 
     @on(SidebarFilter.Left)
-    def _sidebar_filter_left(self, _message: SidebarFilter.Left) -> None:
-        self.query_one(ServerTree).focus()
+    def _sidebar_filter_left(self, message: SidebarFilter.Left) -> None:
+        tree = self.query_one(ServerTree)
+        tree.focus()
+        if message.to_first_match:
+            tree.move_to_first_entry()
 
     @on(Tree.NodeSelected, "#sidebar")
     def _tree_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:

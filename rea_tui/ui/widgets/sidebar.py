@@ -157,6 +157,16 @@ class ServerTree(Tree[NodeRef]):
         if selected is not None:
             self.select_ref(selected, move_only=True)
 
+    def move_to_first_entry(self) -> None:
+        """The cursor to the first prompt, tool, resource or template shown (the first match of a filter)."""
+        for server in self.root.children:
+            for section in server.children:
+                leaf = next((n for n in section.children if n.data is not None), None)
+                if leaf is not None:
+                    section.expand()
+                    self.move_cursor(leaf)
+                    return
+
     def find(self, ref: NodeRef) -> TreeNode[NodeRef] | None:
         stack = list(self.root.children)
         while stack:

@@ -20,16 +20,20 @@ class SidebarFilter(Input):
     ]
 
     class Left(Message):
-        """The analyst is done filtering (Escape or Enter): focus goes back to the tree."""
+        """The analyst is done filtering: focus goes back to the tree (after Enter, to the first match)."""
+
+        def __init__(self, *, to_first_match: bool) -> None:
+            super().__init__()
+            self.to_first_match = to_first_match
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(placeholder=PLACEHOLDER, id=id)
 
     def action_clear_filter(self) -> None:
         self.value = ""
-        self.post_message(self.Left())
+        self.post_message(self.Left(to_first_match=False))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(self.Left())
+        self.post_message(self.Left(to_first_match=True))
