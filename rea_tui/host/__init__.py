@@ -106,6 +106,8 @@ _EXPORTS: dict[str, str] = {
     "render_json": "report",
     "render_markdown": "report",
     "ReplayPlan": "replay",
+    "choose_servers": "replay_servers",
+    "recorded_servers": "replay_servers",
     "compare": "replay",
     "entry_from_record": "replay",
     "plan_replay": "replay",
@@ -258,6 +260,8 @@ if TYPE_CHECKING:
     from rea_tui.host.replay import entry_from_record as entry_from_record
     from rea_tui.host.replay import plan_replay as plan_replay
     from rea_tui.host.replay import workflow_from_record as workflow_from_record
+    from rea_tui.host.replay_servers import choose_servers as choose_servers
+    from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
     from rea_tui.host.safe_text import DEFAULT_LIMIT as DEFAULT_LIMIT
