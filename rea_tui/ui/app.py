@@ -38,11 +38,17 @@ class ReaApp(App[int]):
     TITLE = "rea-tui"
     ENABLE_COMMAND_PALETTE = True
 
+    # Each key has an alt+ twin that a browser passes to the page (`rea-tui web`), shown in the footer there.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "ctrl+s", "save_screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot of this screen"
+            "ctrl+s,alt+s",
+            "save_screenshot",
+            "Screenshot",
+            id="screenshot",
+            tooltip="Save an SVG screenshot of this screen",
         ),
-        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        Binding("ctrl+q,alt+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        Binding("alt+x", "command_palette", "Commands", show=False, id="palette-browser", tooltip="Every action"),
     ]
 
     def __init__(
@@ -63,6 +69,14 @@ class ReaApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def get_key_display(self, binding: Binding) -> str:
+        """In a browser, the footer names the alt+ twin of a key the browser keeps for itself."""
+        if self.is_web and not binding.key.startswith("alt+"):
+            twin = browser_key(binding.action, [*self.BINDINGS, *MainScreen.BINDINGS])
+            if twin is not None:
+                return super().get_key_display(Binding(twin, binding.action))
+        return super().get_key_display(binding)
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         # Every frame passes the egress guard (see screen_guard): the one place all painting goes through.
@@ -113,12 +127,12 @@ class ReaApp(App[int]):
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
         for binding in bindings:
             assert isinstance(binding, Binding)
-            if binding.action == "quit":
+            if binding.action in ("quit", "command_palette"):
                 continue
             action = binding.action
             target = self if binding in self.BINDINGS else screen
             yield SystemCommand(
-                f"{binding.description} ({binding.key})",
+                f"{binding.description} ({binding.key.replace(',', ' or ')})",
                 binding.tooltip,
                 lambda a=action, t=target: t.run_action(a),
             )
@@ -127,6 +141,16 @@ class ReaApp(App[int]):
         self.main.calls.cancel_all()
         await self.session.close()
         self.exit(0)
+
+
+def browser_key(action: str, bindings: Iterable[BindingType]) -> str | None:
+    """The alt+ key bound to `action`, if there is one."""
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.action == action:
+            twin = next((k.strip() for k in binding.key.split(",") if k.strip().startswith("alt+")), None)
+            if twin is not None:
+                return twin
+    return None
 
 
 def create_app(
