@@ -119,6 +119,8 @@ _EXPORTS: dict[str, str] = {
     "strict_egress": "egress",
     "sanitize": "safe_text",
     "sanitize_line": "safe_text",
+    "UrlView": "url_safety",
+    "view_url": "url_safety",
     # the completion audit
     "Audit": "audit",
     "AuditOptions": "audit",
@@ -289,5 +291,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize
     from rea_tui.host.transport import start_server_process as start_server_process
+    from rea_tui.host.url_safety import UrlView as UrlView
+    from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
     from rea_tui.host.workflow import render_prompt as render_prompt

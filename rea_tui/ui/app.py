@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from rea_tui.host import sanitize
 from rea_tui.ui.messages import JobFailed
 from rea_tui.ui.screen_guard import guard_update
 from rea_tui.ui.screens.main import MainScreen
@@ -69,6 +70,11 @@ class ReaApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy goes through here: what reaches the clipboard has no control characters, so a
+        copied value cannot end a bracketed paste (`ESC[201~`) and run what follows it in a shell."""
+        super().copy_to_clipboard(sanitize(text, None))
 
     def get_key_display(self, binding: Binding) -> str:
         """In a browser, the footer names the alt+ twin of a key the browser keeps for itself."""
