@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rea_tui.host import sanitize, sanitize_line  # noqa: E402
+from rea_tui.host import sanitize, sanitize_line
 
 PAGE = 100
 ROUNDS = 2_000

@@ -7,6 +7,7 @@ fatal.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -118,9 +119,28 @@ class ServerCatalogs:
         self.templates = TemplateCatalog(connection)
 
     async def refresh_all(self) -> None:
-        await self.prompts.refresh()
-        await self.tools.refresh()
-        await self.resources.refresh()
+        """All four lists, asked for at once (one round trip of waiting, not four).
+
+        The first failure is raised as it is, once the other requests are cancelled.
+        """
+        tasks = [
+            asyncio.ensure_future(refresh)
+            for refresh in (
+                self.prompts.refresh(),
+                self.tools.refresh(),
+                self.resources.refresh(),
+                self._refresh_templates(),
+            )
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _refresh_templates(self) -> None:
         try:
             await self.templates.refresh()
         except ProtocolError:

@@ -205,6 +205,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
     connection = hosted.connection
     connection.elicitation_handler = elicitation_handler(out, elicit_pairs)
     connection.sampling_handler = sampling_decliner(out)
+    # Only the tools are listed (not prompts or resources), and always afresh: the approval shows what the
+    # server declares now; a kept listing could show a tool as read-only that has since become destructive.
+    await hosted.catalogs.tools.refresh()
     tool = hosted.catalogs.tools.get(args.tool)
     arguments = build_arguments(args, tool)
     if tool is not None:
@@ -249,5 +252,8 @@ async def body(context: Context, hosted: HostedServer) -> int:
 
 
 COMMAND = Command(
-    "call", "call a tool after approval (nothing is sent without --yes or a yes)", configure, server_command(body)
+    "call",
+    "call a tool after approval (nothing is sent without --yes or a yes)",
+    configure,
+    server_command(body, catalogs=False),
 )

@@ -46,6 +46,7 @@ from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.header import ServerHeader
 from rea_tui.ui.widgets.sidebar import ServerTree
+from rea_tui.ui.widgets.sidebar_filter import SidebarFilter
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
@@ -90,6 +91,13 @@ class MainScreen(Screen[None]):
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
         Binding("f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
+        Binding(
+            "ctrl+f,alt+f",
+            "filter_sidebar",
+            "Filter",
+            id="filter-sidebar",
+            tooltip="Filter the prompts, tools and resources on the left (Escape clears)",
+        ),
     ]
 
     pane: reactive[Pane] = reactive("form")
@@ -124,7 +132,9 @@ class MainScreen(Screen[None]):
         yield ServerHeader(id="server-header")
         yield Tabs(*(Tab(p.capitalize(), id=f"tab-{p}") for p in PANES), id="pane-tabs")
         with Horizontal(id="main"):
-            yield ServerTree(id="sidebar")
+            with Vertical(id="sidebar-column"):
+                yield SidebarFilter(id="sidebar-filter")
+                yield ServerTree(id="sidebar")
             yield ArgumentForm(id="form")
             with Vertical(id="right"):
                 yield WorkflowView(id="workflow")
@@ -222,6 +232,22 @@ class MainScreen(Screen[None]):
         )
 
     # ------------------------------------------------------------ selection
+
+    def action_filter_sidebar(self) -> None:
+        self.pane = "prompts"
+        self.query_one(SidebarFilter).focus()
+
+    @on(Input.Changed, "#sidebar-filter")
+    def _sidebar_filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one(ServerTree).filter(event.value)
+
+    @on(SidebarFilter.Left)
+    def _sidebar_filter_left(self, message: SidebarFilter.Left) -> None:
+        tree = self.query_one(ServerTree)
+        tree.focus()
+        if message.to_first_match:
+            tree.move_to_first_entry()
 
     @on(Tree.NodeSelected, "#sidebar")
     def _tree_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:

@@ -1,4 +1,8 @@
-"""The left column: servers, and under each its prompts, tools, resources and templates."""
+"""The left column: servers, and under each its prompts, tools, resources and templates.
+
+`filter(text)` narrows every server's sections to the entries whose label
+contains the text (any case); the servers themselves always show.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from rea_tui.ui.text import join, plain_line
 if TYPE_CHECKING:
     from rea_tui.host import Prompt, ServerCatalogs
 
+# Leaves shown per section: past this, one line says how many more there are and the filter finds them.
+# The tree's cost is per node (adding, removing, laying out), so this bounds a refill on every keystroke.
+LEAF_LIMIT = 200
 STATUS_STYLES = {"connecting": "yellow", "ready": "green", "failed": "red", "exited": "red", "closed": "dim"}
 
 
@@ -28,6 +35,25 @@ def prompt_label(prompt: Prompt) -> Text:
     return label
 
 
+def search_texts(server: str, catalogs: ServerCatalogs) -> dict[NodeRef, str]:
+    """What the filter matches for each entry: its name (or URI) and its title, case-folded."""
+    texts: dict[NodeRef, str] = {}
+    for p in catalogs.prompts.items:
+        texts[NodeRef("prompt", server, p.name)] = f"{p.name}\n{p.label}".casefold()
+    for t in catalogs.tools.items:
+        texts[NodeRef("tool", server, t.name)] = f"{t.name}\n{t.label}".casefold()
+    for r in catalogs.resources.items:
+        texts[NodeRef("resource", server, r.uri)] = f"{r.uri}\n{r.name}".casefold()
+    for template in catalogs.templates.items:
+        uri = template.uri_template
+        texts[NodeRef("template", server, uri)] = f"{uri}\n{template.name}".casefold()
+    return texts
+
+
+# A section of a server's subtree: its title and its entries' labels.
+Section = tuple[str, list[tuple[Text, NodeRef]]]
+
+
 class ServerTree(Tree[NodeRef]):
     """One subtree per server; rebuilt from its catalogs, keeping the selection."""
 
@@ -35,6 +61,21 @@ class ServerTree(Tree[NodeRef]):
         super().__init__(Text("servers"), id=id)
         self.show_root = False
         self.guide_depth = 2
+        # Each server's labelled sections as last filled, and what the filter matches in them,
+        # so a new filter shows them again without building a label.
+        self._sections: dict[str, list[Section]] = {}
+        self._search: dict[str, dict[NodeRef, str]] = {}
+        self._catalogs: dict[str, ServerCatalogs] = {}
+        self.filter_text = ""
+
+    def filter(self, text: str) -> None:
+        """Show only the entries whose name or title contains `text` (any case); empty shows them all."""
+        folded = text.strip().casefold()
+        if folded == self.filter_text:
+            return
+        self.filter_text = folded
+        for server in self._sections:
+            self._show_sections(server)
 
     def server_node(self, server: str) -> TreeNode[NodeRef] | None:
         return next((n for n in self.root.children if n.data is not None and n.data.name == server), None)
@@ -54,12 +95,9 @@ class ServerTree(Tree[NodeRef]):
 
     def fill_server(self, server: str, catalogs: ServerCatalogs) -> None:
         """Rebuild a server's sections from its catalogs."""
-        node = self.server_node(server)
-        if node is None:
+        if self.server_node(server) is None:
             return
-        selected = self.cursor_node.data if self.cursor_node is not None else None
-        node.remove_children()
-        sections: list[tuple[str, list[tuple[Text, NodeRef]]]] = [
+        sections: list[Section] = [
             (
                 "Prompts",
                 [(prompt_label(p), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
@@ -83,19 +121,51 @@ class ServerTree(Tree[NodeRef]):
                 ],
             ),
         ]
-        for title, items in sections:
+        self._sections[server] = sections
+        self._catalogs[server] = catalogs
+        self._search.pop(server, None)
+        self._show_sections(server)
+
+    def _show_sections(self, server: str) -> None:
+        """Put a server's sections in the tree, as the filter has them, keeping the selection."""
+        node = self.server_node(server)
+        if node is None:
+            return
+        selected = self.cursor_node.data if self.cursor_node is not None else None
+        node.remove_children()
+        for title, items in self._sections[server]:
+            count = f"{len(items)}"
+            if self.filter_text:
+                texts = self._search.get(server) or self._search.setdefault(
+                    server, search_texts(server, self._catalogs[server])
+                )
+                total = len(items)
+                items = [(label, ref) for label, ref in items if self.filter_text in texts.get(ref, "")]
+                count = f"{len(items)} of {total}"
             if not items and title != "Prompts":
                 continue
             section = node.add(
-                Text(f"{title} ({len(items)})", style="bold"),
+                Text(f"{title} ({count})", style="bold"),
                 data=NodeRef("section", server, title),
-                expand=title == "Prompts",
+                expand=title == "Prompts" or bool(self.filter_text and items),
             )
-            for label, ref in items:
+            for label, ref in items[:LEAF_LIMIT]:
                 section.add_leaf(label, data=ref)
+            if len(items) > LEAF_LIMIT:
+                section.add_leaf(Text(f"… {len(items) - LEAF_LIMIT:,} more: filter with ctrl+f", style="dim italic"))
         node.expand()
         if selected is not None:
             self.select_ref(selected, move_only=True)
+
+    def move_to_first_entry(self) -> None:
+        """The cursor to the first prompt, tool, resource or template shown (the first match of a filter)."""
+        for server in self.root.children:
+            for section in server.children:
+                leaf = next((n for n in section.children if n.data is not None), None)
+                if leaf is not None:
+                    section.expand()
+                    self.move_cursor(leaf)
+                    return
 
     def find(self, ref: NodeRef) -> TreeNode[NodeRef] | None:
         stack = list(self.root.children)
