@@ -1,0 +1,402 @@
+"""A form generated from a JSON Schema object: the tool form's and the elicitation dialog's fields.
+
+Each property is a `FieldState` (what the analyst has typed or picked, and
+where its first value came from: the analyst or prompt, the server's default,
+or nothing). Only one page of fields is mounted at a time, so a schema with
+thousands of properties opens as fast as a small one; values on other pages
+stay in their states. A field shows the schema's `title` (the property name
+dim beside it) and `description`; booleans say the value they send; enums,
+titled enums (`oneOf`/`anyOf` of `{const, title}`) and multi-select arrays
+are pickers that send the `const` values. Server text is shown only through
+`plain`/`plain_line`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static, TextArea
+
+from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, coerce, fits, form_fields
+from rea_tui.ui.text import join, plain, plain_line
+
+# Fields mounted at once: a page mounts within one frame budget (about 5 ms a field).
+FIELDS_PER_PAGE = 10
+# Prompt values offered as chips under a field, at most.
+SUGGESTIONS_SHOWN = 5
+LABEL_LIMIT = 80
+DESCRIPTION_LIMIT = 1_000
+ERROR_LIMIT = 500
+CHOICE_LIMIT = 80
+SUGGESTION_LIMIT = 40
+
+Origin = Literal["given", "default", "none"]
+
+
+def is_sensitive(schema: dict[str, Any]) -> bool:
+    """A value the form marks as secret: typed masked, and redacted from transcripts."""
+    return schema.get("format") == "password" or schema.get("writeOnly") is True or schema.get("x-sensitive") is True
+
+
+def _as_text(kind: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if kind == "json":
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    if kind == "array" and isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@dataclass
+class FieldState:
+    """One property's value as it stands, whether or not its field is mounted."""
+
+    prop: FormField
+    origin: Origin
+    text: str = ""
+    # boolean: True / False / None (not set); choice: the choice's index or None; multi: chosen indexes.
+    picked: Any = None
+    touched: bool = False
+    error: str | None = None
+    suggestions: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, prop: FormField, given: dict[str, Any], suggestions: Sequence[str]) -> FieldState:
+        origin: Origin = "given" if prop.name in given else "default" if prop.has_default else "none"
+        initial = given.get(prop.name) if origin == "given" else prop.default if origin == "default" else None
+        state = cls(prop, origin, suggestions=[s for s in suggestions if fits(prop, s)])
+        if prop.kind == "boolean":
+            state.picked = initial if isinstance(initial, bool) else (False if prop.required else None)
+        elif prop.kind == "choice":
+            state.picked = next((i for i, c in enumerate(prop.choices) if c.value == initial), None)
+        elif prop.kind == "multi":
+            chosen = initial if isinstance(initial, list) else []
+            state.picked = [i for i, c in enumerate(prop.choices) if c.value in chosen]
+        else:
+            state.text = _as_text(prop.kind, initial)
+        return state
+
+    def read(self) -> tuple[bool, Any]:
+        """(present, value): what this field sends, if anything; raises UnreadableValue."""
+        prop = self.prop
+        if prop.kind == "boolean":
+            return self.picked is not None, self.picked
+        if prop.kind == "choice":
+            return self.picked is not None, None if self.picked is None else prop.choices[self.picked].value
+        if prop.kind == "multi":
+            present = bool(self.picked) or self.touched or self.origin != "none"
+            return present, [prop.choices[i].value for i in sorted(self.picked)]
+        if not self.text.strip():
+            return False, None
+        if prop.kind == "json":
+            try:
+                return True, json.loads(self.text)
+            except ValueError as exc:
+                raise UnreadableValue(f"not valid JSON: {exc}") from None
+        return True, coerce(self.text, prop.schema)
+
+    def is_server_default(self, value: Any) -> bool:
+        return self.origin == "default" and value == self.prop.default
+
+
+def field_label(prop: FormField) -> Text:
+    """`Title  name * type (format)`: the title in bold with the name dim beside it, or the name alone."""
+    label = plain_line(prop.title or prop.name, LABEL_LIMIT, style="bold")
+    if prop.title:
+        label.append_text(plain_line(f"  {prop.name}", LABEL_LIMIT, style="dim"))
+    if prop.required:
+        label.append(" *", style="bold red")
+    shown = {"choice": "choice", "multi": "choices"}.get(prop.kind) or "/".join(prop.types) or "any"
+    label.append_text(plain_line(f"  {shown}", LABEL_LIMIT, style="dim"))
+    if prop.format:
+        label.append_text(plain_line(f" ({prop.format})", LABEL_LIMIT, style="dim"))
+    return label
+
+
+class BooleanToggle(Checkbox):
+    """A checkbox whose label is the value it sends; an optional one can be left (or put back) unset."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("backspace,delete", "unset", "Unset", id="boolean-unset", tooltip="Send no value for this field"),
+    ]
+
+    def __init__(self, state: FieldState, on_change: Callable[[], None]) -> None:
+        super().__init__(self._caption(state), value=state.picked is True, classes="schema-input")
+        self.state = state
+        self.on_change = on_change
+
+    @staticmethod
+    def _caption(state: FieldState) -> Text:
+        if state.picked is None:
+            return Text("not set: nothing is sent (space sets it)", style="dim")
+        caption = Text("true" if state.picked else "false")
+        if state.is_server_default(state.picked):
+            caption.append("  default from the server", style="dim")
+        return caption
+
+    def _show(self, picked: bool | None) -> None:
+        self.state.picked = picked
+        self.state.touched = True
+        self.value = picked is True
+        self.label = self._caption(self.state)
+        self.on_change()
+
+    def toggle(self) -> BooleanToggle:
+        self._show(not self.state.picked)
+        return self
+
+    def action_unset(self) -> None:
+        if not self.state.prop.required:
+            self._show(None)
+
+
+class SchemaField(Vertical):
+    """One property: its label, description, editor, suggestions and error."""
+
+    def __init__(self, state: FieldState, on_change: Callable[[], None]) -> None:
+        super().__init__(classes="schema-field")
+        self.state = state
+        self.key = state.prop.name
+        self.on_change = on_change
+
+    def compose(self) -> ComposeResult:
+        prop = self.state.prop
+        yield Static(field_label(prop), classes="schema-label")
+        if prop.description:
+            yield Static(plain(prop.description, DESCRIPTION_LIMIT), classes="schema-description")
+        yield self._editor()
+        if self.state.suggestions:
+            with Horizontal(classes="suggestions"):
+                yield Static(Text("from the prompt:", style="dim"), classes="suggestions-label")
+                for value in self.state.suggestions[:SUGGESTIONS_SHOWN]:
+                    chip = Button(plain_line(value, SUGGESTION_LIMIT), classes="suggestion", compact=True)
+                    chip.can_focus = False  # Tab moves from field to field; a click fills the field
+                    chip.tooltip = "fill this field with the value"
+                    chip.suggestion = value  # type: ignore[attr-defined]
+                    yield chip
+        yield Static(self._error_text(), classes="schema-error")
+
+    def on_mount(self) -> None:
+        self.set_class(bool(self.state.error), "-invalid")
+
+    def _editor(self) -> Widget:
+        state, prop = self.state, self.state.prop
+        if prop.kind == "boolean":
+            return BooleanToggle(state, self.changed)
+        if prop.kind == "choice":
+            options = [(self._choice_label(c.label, c.value), i) for i, c in enumerate(prop.choices)]
+            picked = state.picked if state.picked is not None else Select.NULL
+            return Select(options, value=picked, allow_blank=True, prompt="choose…", classes="schema-input")
+        if prop.kind == "multi":
+            selections = [
+                (self._choice_label(c.label, c.value), i, i in state.picked) for i, c in enumerate(prop.choices)
+            ]
+            return SelectionList[int](*selections, classes="schema-input schema-multi")
+        if prop.kind == "json":
+            return TextArea(state.text, language="json", classes="schema-input schema-json")
+        placeholder = CHECKED_FORMATS.get(prop.format or "", "")
+        if prop.kind == "array":
+            placeholder = "JSON array, or a, b, c"
+        input_type = {"integer": "integer", "number": "number"}.get(prop.kind, "text")
+        return Input(
+            state.text,
+            type=input_type,  # type: ignore[arg-type]
+            placeholder=placeholder,
+            password=is_sensitive(prop.schema),
+            classes="schema-input",
+        )
+
+    @staticmethod
+    def _choice_label(label: str, value: Any) -> Text:
+        text = plain_line(label, CHOICE_LIMIT)
+        shown = value if isinstance(value, str) else json.dumps(value)
+        if shown != label:
+            text.append_text(plain_line(f"  {shown}", CHOICE_LIMIT, style="dim"))
+        return text
+
+    def _error_text(self) -> Text | str:
+        message = self.state.error
+        return join(Text("✗ ", style="bold red"), plain(message, ERROR_LIMIT)) if message else ""
+
+    def show_error(self) -> None:
+        self.query_one(".schema-error", Static).update(self._error_text())
+        self.set_class(bool(self.state.error), "-invalid")
+
+    def changed(self) -> None:
+        self.state.touched = True
+        if self.state.error:
+            self.state.error = None
+            self.show_error()
+        self.on_change()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.state.text = event.value
+        self.changed()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.state.text = event.text_area.text
+        self.changed()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self.state.picked = None if event.value is Select.NULL else event.value
+        self.changed()
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[int]) -> None:
+        event.stop()
+        self.state.picked = list(event.selection_list.selected)
+        self.changed()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        value = getattr(event.button, "suggestion", None)
+        if value is None:
+            return
+        event.stop()
+        editor = self.query_one(".schema-input")
+        if isinstance(editor, Input):
+            editor.value = value
+        elif isinstance(editor, TextArea):
+            editor.text = value
+
+
+class SchemaForm(Vertical):
+    """The fields of an object schema, one page mounted at a time."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+pagedown", "page(1)", "Next fields", id="schema-form-next", tooltip="Show the next page"),
+        Binding("ctrl+pageup", "page(-1)", "Previous fields", id="schema-form-previous", tooltip="The page before"),
+    ]
+
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        given: dict[str, Any],
+        suggestions: dict[str, list[str]] | None = None,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes="schema-form")
+        offered = suggestions or {}
+        self.states = [FieldState.create(p, given, offered.get(p.name, [])) for p in form_fields(schema)]
+        self.page = 0
+        self.edits = 0  # how many changes the analyst made (a check that raced one is not used)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-len(self.states) // FIELDS_PER_PAGE))
+
+    def page_of(self, name: str) -> int | None:
+        index = next((i for i, s in enumerate(self.states) if s.prop.name == name), None)
+        return None if index is None else index // FIELDS_PER_PAGE
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="schema-fields"):
+            yield from self._page_fields()
+            if not self.states:
+                yield Static(Text("No fields to fill.", style="dim"))
+        if self.pages > 1:
+            with Horizontal(classes="schema-pager"):
+                yield Button("◀ Previous fields", classes="schema-previous", compact=True)
+                yield Static(self._position(), classes="schema-position")
+                yield Button("Next fields ▶", classes="schema-next", compact=True)
+
+    def _page_fields(self) -> list[SchemaField]:
+        start = self.page * FIELDS_PER_PAGE
+        return [SchemaField(s, self._edited) for s in self.states[start : start + FIELDS_PER_PAGE]]
+
+    def _position(self) -> Text:
+        start = self.page * FIELDS_PER_PAGE
+        end = min(start + FIELDS_PER_PAGE, len(self.states))
+        text = Text(f"fields {start + 1:,}–{end:,} of {len(self.states):,}", style="bold")
+        text.append(f"  page {self.page + 1:,} of {self.pages:,} · ctrl+pgdn / ctrl+pgup", style="dim")
+        return text
+
+    def _edited(self) -> None:
+        self.edits += 1
+
+    def first_editor(self) -> Widget | None:
+        editors = self.query(".schema-input")
+        return editors.first() if editors else None
+
+    async def show_page(self, page: int) -> None:
+        page = min(max(page, 0), self.pages - 1)
+        if page == self.page and self.query(SchemaField):
+            return
+        self.page = page
+        scroll = self.query_one(".schema-fields", VerticalScroll)
+        await scroll.remove_children()
+        await scroll.mount_all(self._page_fields())
+        scroll.scroll_home(animate=False)
+        for position in self.query(".schema-position"):
+            if isinstance(position, Static):
+                position.update(self._position())
+        editor = self.first_editor()
+        if editor is not None:
+            editor.focus()
+
+    async def action_page(self, step: int) -> None:
+        await self.show_page(self.page + step)
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.has_class("schema-next"):
+            event.stop()
+            await self.show_page(self.page + 1)
+        elif event.button.has_class("schema-previous"):
+            event.stop()
+            await self.show_page(self.page - 1)
+
+    def collect(self) -> tuple[dict[str, Any], frozenset[str], list[str]]:
+        """The values to send, the names whose value is the server's default, and unreadable fields."""
+        values: dict[str, Any] = {}
+        defaults: set[str] = set()
+        unreadable: list[str] = []
+        for state in self.states:
+            state.error = None
+            try:
+                present, value = state.read()
+            except UnreadableValue as exc:
+                state.error = str(exc)
+                unreadable.append(state.prop.name)
+                continue
+            if present:
+                values[state.prop.name] = value
+                if state.is_server_default(value):
+                    defaults.add(state.prop.name)
+        self._show_errors()
+        return values, frozenset(defaults), unreadable
+
+    def show_problems(self, problems: Sequence[FieldDiagnostic]) -> list[str]:
+        """Put each problem under its field; return the ones that name no field."""
+        by_name = {s.prop.name: s for s in self.states}
+        unplaced: list[str] = []
+        for problem in problems:
+            state = by_name.get(problem.field.split(".")[0])
+            if state is None:
+                unplaced.append(
+                    problem.message if problem.field == "(value)" else f"{problem.field}: {problem.message}"
+                )
+                continue
+            state.error = problem.message if state.error is None else f"{state.error}; {problem.message}"
+        self._show_errors()
+        return unplaced
+
+    def errors_elsewhere(self) -> list[str]:
+        """The problems of fields on other pages than the one shown."""
+        mounted = {f.key for f in self.query(SchemaField)}
+        return [f"{s.prop.name}: {s.error}" for s in self.states if s.error and s.prop.name not in mounted]
+
+    def first_error_page(self) -> int | None:
+        return next((i // FIELDS_PER_PAGE for i, s in enumerate(self.states) if s.error), None)
+
+    def _show_errors(self) -> None:
+        for widget in self.query(SchemaField):
+            widget.show_error()
