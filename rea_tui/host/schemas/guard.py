@@ -183,8 +183,9 @@ def check_against_schema_now(
             where = "/".join(str(p) for p in invalid.absolute_path) or "(root)"
             raise SchemaRefused(f"the schema itself is invalid at {where}: {_message(invalid)}")
         validator = validator_class(document, registry=_registry(), format_checker=value_checker())
-        errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
-        problems = tuple(FieldDiagnostic(field=_field_of(e), message=_message(e)) for e in errors)
+        errors = list(validator.iter_errors(instance))
+        found = (FieldDiagnostic(field=_field_of(e), message=_message(e)) for e in errors)
+        problems = tuple(sorted(found, key=lambda p: p.field))
         return SchemaVerdict(problems, tuple(state.unchecked.values()), None, time.monotonic() - started)
     except SchemaRefused as exc:
         return SchemaVerdict(refusal=str(exc), seconds=time.monotonic() - started)

@@ -26,8 +26,16 @@ from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
 # How many `$ref`s may be open inside one another at once. A legitimately recursive schema nests
 # once per level of the value it checks; a schema whose refs loop without end reaches this at once.
 MAX_REF_DEPTH = 64
-# The longest a single regular expression may spend on one string (seconds).
-PATTERN_TIMEOUT = 0.5
+# The longest a single regular expression may spend on one string (seconds). The regex module
+# looks at the clock between steps, so on a busy machine it overshoots: the check's budget bounds it.
+PATTERN_TIMEOUT = 0.25
+# A check gives the GIL away this often (seconds of work), for this long, so the event loop's thread
+# runs promptly even on a busy machine (a pure-Python check would otherwise hold it in long spans).
+YIELD_EVERY = 0.002
+YIELD_PAUSE = 0.0005
+# A check stops once it has found this many errors (counting those inside anyOf/oneOf branches):
+# a schema that multiplies errors would otherwise fill memory, and collecting it stalls every thread.
+MAX_ERRORS = 10_000
 # How much of a pattern or of a $ref a message quotes.
 QUOTE_LIMIT = 120
 
@@ -52,10 +60,16 @@ class Budget:
     ref_depth: int = 0
     refs: list[str] = field(default_factory=list)
     unchecked: dict[str, str] = field(default_factory=dict)
+    yielded: float = field(default_factory=time.monotonic)
+    errors: int = 0
 
     def tick(self) -> None:
-        if time.monotonic() > self.deadline:
+        now = time.monotonic()
+        if now > self.deadline:
             raise SchemaRefused(f"checking against the schema took longer than {self.budget:g} s; stopped")
+        if now - self.yielded > YIELD_EVERY:
+            time.sleep(YIELD_PAUSE)
+            self.yielded = time.monotonic()
 
     def remaining(self) -> float:
         return max(self.deadline - time.monotonic(), 0.0)
@@ -165,8 +179,13 @@ def _reference(keyword: str) -> Keyword:
 
 def _timed(keyword: Keyword) -> Keyword:
     def run(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-        current().tick()
-        yield from keyword(validator, value, instance, schema) or ()
+        budget = current()
+        budget.tick()
+        for error in keyword(validator, value, instance, schema) or ():
+            budget.errors += 1
+            if budget.errors > MAX_ERRORS:
+                raise SchemaRefused(f"the value breaks the schema in more than {MAX_ERRORS:,} ways; stopped")
+            yield error
 
     return run
 

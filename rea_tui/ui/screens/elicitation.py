@@ -98,18 +98,18 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
 
     def accept_form(self) -> None:
         """Check the answer off the event loop; send it when it passes (Enter in a field does this too)."""
+        self.run_worker(self._accept(), group=CHECK_GROUP, exclusive=True, exit_on_error=False)
+
+    async def _accept(self) -> None:
         form = self.query_one("#elicitation-fields", SchemaForm)
         content, _defaults, unreadable = form.collect()
         if unreadable:
-            self.say(plain(f"Fix the field(s): {', '.join(unreadable)}", MESSAGE_LIMIT, style="red"))
+            self.say(plain(await form.present(()), MESSAGE_LIMIT, style="red"))
             return
         if self.warned is not None and self.warned == content:
             self.dismiss(ElicitationAnswer("accept", content))
             return
         self.say(Text("checking the answer against the form's schema…", style="dim"))
-        self.run_worker(self._check(form, content), group=CHECK_GROUP, exclusive=True, exit_on_error=False)
-
-    async def _check(self, form: SchemaForm, content: dict[str, Any]) -> None:
         edits = form.edits
         verdict = await check_against_schema(self.request.requested_schema, content)
         if not self.is_attached or form.edits != edits:
@@ -120,12 +120,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
             )
             return
         if verdict.problems:
-            unplaced = form.show_problems(verdict.problems)
-            page = form.first_error_page()
-            if page is not None and page != form.page:
-                await form.show_page(page)
-            messages = unplaced + form.errors_elsewhere()
-            self.say(plain("; ".join(messages), MESSAGE_LIMIT, style="red") if messages else "")
+            self.say(plain(await form.present(verdict.problems), MESSAGE_LIMIT, style="red"))
             return
         if verdict.unchecked:
             self.warned = content

@@ -130,35 +130,28 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
         return timeout if timeout > 0 else None
 
     def action_review(self) -> None:
-        arguments, defaults, unreadable = self.form.collect()
-        timeout = self._timeout()
+        self.run_worker(self._review(), group=CHECK_GROUP, exclusive=True, exit_on_error=False)
+
+    async def _review(self) -> None:
+        """Read the fields, check them against the schema off the event loop, then go on to approval."""
+        form = self.form
+        arguments, defaults, unreadable = form.collect()
         if unreadable:
-            self.say(plain(f"Fix the field(s): {', '.join(unreadable)}", MESSAGE_LIMIT, style="red"))
+            self.say(plain(await form.present(()), MESSAGE_LIMIT, style="red"))
             return
+        timeout = self._timeout()
         if timeout is None:
             self.say(Text("The timeout must be a positive number.", style="red"))
             return
         self.say(Text("checking the arguments against the tool's inputSchema…", style="dim"))
-        self.run_worker(
-            self._check(arguments, defaults, timeout, self.form.edits),
-            group=CHECK_GROUP,
-            exclusive=True,
-            exit_on_error=False,
-        )
-
-    async def _check(self, arguments: dict[str, Any], defaults: frozenset[str], timeout: float, edits: int) -> None:
+        edits = form.edits
         verdict = await check_against_schema(self.tool.input_schema, arguments)
-        if not self.is_attached or self.form.edits != edits:
+        if not self.is_attached or form.edits != edits:
             return  # closed, or edited while the check ran: the next Review checks what is there now
         if verdict.refusal is not None:
             self.say(join(Text("Not sent: ", style="bold red"), plain(verdict.refusal, MESSAGE_LIMIT, style="red")))
             return
         if verdict.problems:
-            unplaced = self.form.show_problems(verdict.problems)
-            page = self.form.first_error_page()
-            if page is not None and page != self.form.page:
-                await self.form.show_page(page)
-            messages = unplaced + self.form.errors_elsewhere()
-            self.say(plain("; ".join(messages), MESSAGE_LIMIT, style="red") if messages else "")
+            self.say(plain(await form.present(verdict.problems), MESSAGE_LIMIT, style="red"))
             return
         self.dismiss(ToolRequest(arguments, timeout, defaults, verdict.unchecked))

@@ -305,9 +305,13 @@ class SchemaForm(Vertical):
                 yield Static(Text("No fields to fill.", style="dim"))
         if self.pages > 1:
             with Horizontal(classes="schema-pager"):
-                yield Button("◀ Previous fields", classes="schema-previous", compact=True)
+                previous = Button("◀ Previous", classes="schema-previous", compact=True)
+                previous.tooltip = "The fields before these (ctrl+pgup)"
+                yield previous
                 yield Static(self._position(), classes="schema-position")
-                yield Button("Next fields ▶", classes="schema-next", compact=True)
+                following = Button("Next ▶", classes="schema-next", compact=True)
+                following.tooltip = "The fields after these (ctrl+pgdn)"
+                yield following
 
     def _page_fields(self) -> list[SchemaField]:
         start = self.page * FIELDS_PER_PAGE
@@ -317,7 +321,7 @@ class SchemaForm(Vertical):
         start = self.page * FIELDS_PER_PAGE
         end = min(start + FIELDS_PER_PAGE, len(self.states))
         text = Text(f"fields {start + 1:,}–{end:,} of {len(self.states):,}", style="bold")
-        text.append(f"  page {self.page + 1:,} of {self.pages:,} · ctrl+pgdn / ctrl+pgup", style="dim")
+        text.append(f"  page {self.page + 1:,}/{self.pages:,} · ctrl+pgdn next, ctrl+pgup back", style="dim")
         return text
 
     def _edited(self) -> None:
@@ -396,6 +400,25 @@ class SchemaForm(Vertical):
 
     def first_error_page(self) -> int | None:
         return next((i // FIELDS_PER_PAGE for i, s in enumerate(self.states) if s.error), None)
+
+    async def present(self, problems: Sequence[FieldDiagnostic]) -> str:
+        """Show a check's problems: under their fields, on the first such field's page, focused there.
+
+        Returns the message for the form: what names no field, what is on other pages, and which fields.
+        """
+        unplaced = self.show_problems(problems)
+        page = self.first_error_page()
+        if page is not None and page != self.page:
+            await self.show_page(page)
+        widget = next((f for f in self.query(SchemaField) if f.state.error), None)
+        if widget is not None:
+            editors = widget.query(".schema-input")
+            if editors:
+                editors.first().focus()
+            widget.scroll_visible(animate=False)
+        invalid = [s.prop.name for s in self.states if s.error]
+        messages = ([f"Fix the marked field(s): {', '.join(invalid)}"] if invalid else []) + unplaced
+        return "; ".join(messages + self.errors_elsewhere())
 
     def _show_errors(self) -> None:
         for widget in self.query(SchemaField):
