@@ -28,7 +28,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, coerce, fits, form_fields
 from rea_tui.ui.text import join, plain, plain_line
 
-# Fields mounted at once: a page mounts within one frame budget (about 5 ms a field).
+# Fields on a page: only one page is mounted, whatever the size of the schema (a field costs about 5 ms).
 FIELDS_PER_PAGE = 10
 # Prompt values offered as chips under a field, at most.
 SUGGESTIONS_SHOWN = 5
@@ -170,9 +170,12 @@ class SchemaField(Vertical):
 
     def compose(self) -> ComposeResult:
         prop = self.state.prop
-        yield Static(field_label(prop), classes="schema-label")
+        heading = field_label(prop)
         if prop.description:
-            yield Static(plain(prop.description, DESCRIPTION_LIMIT), classes="schema-description")
+            # One widget for the label and the description: a page of fields mounts in one frame.
+            heading.append("\n")
+            heading.append_text(plain(prop.description, DESCRIPTION_LIMIT, style="dim"))
+        yield Static(heading, classes="schema-label")
         yield self._editor()
         if self.state.suggestions:
             with Horizontal(classes="suggestions"):
