@@ -57,13 +57,13 @@ def coerce(text: str, schema: Mapping[str, Any]) -> Any:
     errors: list[str] = []
     for kind in types:
         try:
-            return _coerce_as(text, kind)
+            return _coerce_as(text, kind, schema)
         except ValueError as exc:
             errors.append(str(exc))
     raise UnreadableValue("; ".join(errors))
 
 
-def _coerce_as(text: str, kind: str) -> Any:
+def _coerce_as(text: str, kind: str, schema: Mapping[str, Any]) -> Any:
     if kind == "string":
         return text
     if kind == "integer":
@@ -89,8 +89,10 @@ def _coerce_as(text: str, kind: str) -> Any:
             value = json.loads(text)
         except ValueError:
             if kind == "array":
-                # A bare comma-separated list is the common way to type an array of strings.
-                return [part.strip() for part in text.split(",") if part.strip()]
+                # A bare comma-separated list is the common way to type an array; each part is read as an item.
+                items = schema.get("items")
+                item_schema: Mapping[str, Any] = items if isinstance(items, Mapping) else {}
+                return [coerce(part.strip(), item_schema) for part in text.split(",") if part.strip()]
             raise ValueError(f"{text!r} is not a JSON object") from None
         if json_type(value) != kind:
             raise ValueError(f"{text!r} is not a JSON {kind}")

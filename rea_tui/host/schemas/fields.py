@@ -53,6 +53,12 @@ class FormField:
     def types(self) -> list[str]:
         return schema_types(self.schema)
 
+    @property
+    def unfetched_ref(self) -> str | None:
+        """The `$ref` this field's schema still points to after local refs: outside the document, not fetched."""
+        ref = self.schema.get("$ref")
+        return ref if isinstance(ref, str) and not ref.startswith("#") else None
+
 
 def _pointer(root: Mapping[str, Any], ref: str) -> Any:
     """The part of `root` a local `#/a/b` reference names, or None."""

@@ -119,6 +119,10 @@ def field_label(prop: FormField) -> Text:
     label.append_text(plain_line(f"  {shown}", LABEL_LIMIT, style="dim"))
     if prop.format:
         label.append_text(plain_line(f" ({prop.format})", LABEL_LIMIT, style="dim"))
+    if prop.unfetched_ref:
+        label.append_text(
+            plain_line(f"  its schema is at {prop.unfetched_ref} (not fetched)", LABEL_LIMIT, style="dim")
+        )
     return label
 
 
