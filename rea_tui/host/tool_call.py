@@ -115,7 +115,7 @@ async def run_tool_call(
     try:
         result = await connection.request_interactive(
             "tools/call",
-            {"name": tool_name, "arguments": arguments},
+            {"name": tool.wire if tool is not None else tool_name, "arguments": arguments},
             timeout=timeout,
             on_progress=progress_callback,
         )

@@ -62,7 +62,7 @@ async def test_a_file_ref_is_never_read(tmp_path: Path) -> None:
     secret = tmp_path / "secret.json"
     secret.write_text(json.dumps({"type": "string", "description": "SECRET-FILE-CONTENT-7d1f"}), encoding="utf-8")
     verdict = await check_against_schema(obj({"path": {"$ref": secret.as_uri()}}), {"path": 5})
-    everything = json.dumps([verdict.summary(), verdict.unchecked, [p.message for p in verdict.problems]])
+    everything = json.dumps([verdict.refusal, verdict.unchecked, [p.message for p in verdict.problems]])
     assert "SECRET-FILE-CONTENT" not in everything
     assert verdict.ok  # nothing of the file's schema applied: it was not read
     assert "which rea-tui does not fetch" in verdict.unchecked[0]

@@ -12,6 +12,8 @@ reports the problem and keeps working:
 - exit:     writes to stderr and exits with code 4 before answering
 - hostile:  escape sequences and Rich markup in every string it sends
 - nocomplete: does not declare the completions capability
+- urlelicit: each tools/call first asks the client to open the URL given as the next argument
+            (URL-mode elicitation), then answers with the action the client chose
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def main() -> None:
         raise SystemExit(4)
     hostile = mode == "hostile"
     name = f"odd{ESC}{MARKUP}" if hostile else "odd"
+    url_to_open = sys.argv[2] if len(sys.argv) > 2 else "https://example.org/"
+    pending_calls: dict[str, Any] = {}
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -56,6 +60,14 @@ def main() -> None:
         method = message.get("method")
         request_id = message.get("id")
         if request_id is None:
+            continue
+        if method is None and str(request_id) in pending_calls:
+            # The client's answer to our URL elicitation: the call it was for can now finish.
+            action = (message.get("result") or {}).get("action", "error")
+            result(
+                pending_calls.pop(str(request_id)),
+                {"content": [{"type": "text", "text": f"the client chose {action}"}]},
+            )
             continue
         if mode == "garbage":
             sys.stdout.write("this is not json\n")
@@ -116,6 +128,17 @@ def main() -> None:
                         }
                     ]
                 },
+            )
+        elif method == "tools/call" and mode == "urlelicit":
+            ask = f"open-{request_id}"
+            pending_calls[ask] = request_id
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "method": "elicitation/create",
+                    "params": {"mode": "url", "message": "Sign in here", "url": url_to_open, "elicitationId": ask},
+                }
             )
         elif method == "tools/call":
             if mode == "hang":

@@ -65,16 +65,6 @@ class SchemaVerdict:
     def ok(self) -> bool:
         return not self.problems and self.refusal is None
 
-    def summary(self) -> str:
-        """One line for a log or an evidence entry."""
-        if self.refusal is not None:
-            return f"not checked: {self.refusal}"
-        if self.problems:
-            first = self.problems[0]
-            more = f" (+{len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
-            return f"invalid: {first.field}: {first.message}{more}"
-        return "valid" if not self.unchecked else f"valid, except what was not checked: {'; '.join(self.unchecked)}"
-
 
 def _screen(schema: Mapping[str, Any]) -> None:
     """Refuse a schema too big or too deep to check, before jsonschema (which recurses) sees it."""

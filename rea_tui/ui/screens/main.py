@@ -63,28 +63,33 @@ class MainScreen(Screen[None]):
     """Prompts on the left, the form in the centre, workflow and evidence on the right."""
 
     # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
+    # Each has an alt+ twin: a browser keeps ctrl+n/t/w/r/l/p/s, f5 and f6 for itself (`rea-tui web`).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"),
-        Binding("f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
-        Binding("ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(
-            "ctrl+o",
+            "ctrl+r,alt+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"
+        ),
+        Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
+        Binding("ctrl+l,alt+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
+        Binding(
+            "ctrl+o,alt+o",
             "completion_inspector",
             "Completions",
             id="completion-inspector",
             tooltip="Show every completion request and how the server answered",
         ),
-        Binding("ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"),
-        Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
-        Binding("ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
         Binding(
-            "ctrl+t",
+            "ctrl+g,alt+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
+        ),
+        Binding("ctrl+n,alt+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding("ctrl+b,alt+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
+        Binding(
+            "ctrl+t,alt+t",
             "export_report",
             "Report",
             id="export-report",
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
-        Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
+        Binding("f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
     ]
 
     pane: reactive[Pane] = reactive("form")

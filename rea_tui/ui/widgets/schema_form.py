@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,8 +24,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static, TextArea
 
-from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, coerce, fits, form_fields
+from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, form_fields
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.field_state import FieldState, is_sensitive
 
 # Fields on a page: only one page is mounted, whatever the size of the schema (a field costs about 5 ms).
 FIELDS_PER_PAGE = 10
@@ -37,75 +37,6 @@ DESCRIPTION_LIMIT = 1_000
 ERROR_LIMIT = 500
 CHOICE_LIMIT = 80
 SUGGESTION_LIMIT = 40
-
-Origin = Literal["given", "default", "none"]
-
-
-def is_sensitive(schema: dict[str, Any]) -> bool:
-    """A value the form marks as secret: typed masked, and redacted from transcripts."""
-    return schema.get("format") == "password" or schema.get("writeOnly") is True or schema.get("x-sensitive") is True
-
-
-def _as_text(kind: str, value: Any) -> str:
-    if value is None:
-        return ""
-    if kind == "json":
-        return json.dumps(value, indent=2, ensure_ascii=False)
-    if kind == "array" and isinstance(value, list):
-        return json.dumps(value, ensure_ascii=False)
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-@dataclass
-class FieldState:
-    """One property's value as it stands, whether or not its field is mounted."""
-
-    prop: FormField
-    origin: Origin
-    text: str = ""
-    # boolean: True / False / None (not set); choice: the choice's index or None; multi: chosen indexes.
-    picked: Any = None
-    touched: bool = False
-    error: str | None = None
-    suggestions: list[str] = field(default_factory=list)
-
-    @classmethod
-    def create(cls, prop: FormField, given: dict[str, Any], suggestions: Sequence[str]) -> FieldState:
-        origin: Origin = "given" if prop.name in given else "default" if prop.has_default else "none"
-        initial = given.get(prop.name) if origin == "given" else prop.default if origin == "default" else None
-        state = cls(prop, origin, suggestions=[s for s in suggestions if fits(prop, s)])
-        if prop.kind == "boolean":
-            state.picked = initial if isinstance(initial, bool) else (False if prop.required else None)
-        elif prop.kind == "choice":
-            state.picked = next((i for i, c in enumerate(prop.choices) if c.value == initial), None)
-        elif prop.kind == "multi":
-            chosen = initial if isinstance(initial, list) else []
-            state.picked = [i for i, c in enumerate(prop.choices) if c.value in chosen]
-        else:
-            state.text = _as_text(prop.kind, initial)
-        return state
-
-    def read(self) -> tuple[bool, Any]:
-        """(present, value): what this field sends, if anything; raises UnreadableValue."""
-        prop = self.prop
-        if prop.kind == "boolean":
-            return self.picked is not None, self.picked
-        if prop.kind == "choice":
-            return self.picked is not None, None if self.picked is None else prop.choices[self.picked].value
-        if prop.kind == "multi":
-            present = bool(self.picked) or self.touched or self.origin != "none"
-            return present, [prop.choices[i].value for i in sorted(self.picked)]
-        if not self.text.strip():
-            return False, None
-        if prop.kind == "json":
-            try:
-                return True, json.loads(self.text)
-            except ValueError as exc:
-                raise UnreadableValue(f"not valid JSON: {exc}") from None
-        return True, coerce(self.text, prop.schema)
-
-    def is_server_default(self, value: Any) -> bool:
-        return self.origin == "default" and value == self.prop.default
 
 
 def field_label(prop: FormField) -> Text:
@@ -279,8 +210,15 @@ class SchemaForm(Vertical):
     """The fields of an object schema, one page mounted at a time."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+pagedown", "page(1)", "Next fields", id="schema-form-next", tooltip="Show the next page"),
-        Binding("ctrl+pageup", "page(-1)", "Previous fields", id="schema-form-previous", tooltip="The page before"),
+        # alt+ twins for `rea-tui web`: a browser keeps ctrl+page up/down (tab switching) for itself.
+        Binding("ctrl+pagedown,alt+pagedown", "page(1)", "Next fields", id="schema-form-next", tooltip="The next page"),
+        Binding(
+            "ctrl+pageup,alt+pageup",
+            "page(-1)",
+            "Previous fields",
+            id="schema-form-previous",
+            tooltip="The page before",
+        ),
     ]
 
     def __init__(
