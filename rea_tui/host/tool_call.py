@@ -25,12 +25,14 @@ from rea_tui.host.errors import (
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, Progress
 from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
+from rea_tui.host.safe_text import sanitize_line
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
     from rea_tui.host.hosted import HostedServer
 
 ProgressListener = Callable[[EvidenceEntry], None]
+SCHEMA_MESSAGE_LIMIT = 1_000
 
 
 async def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
@@ -121,7 +123,8 @@ async def run_tool_call(
         )
         fill_result(entry, tool, result)
         if entry.outcome == "ok":
-            entry.schema_check = await check_output_schema(tool, entry)
+            # The validator quotes the server's values in its messages: made safe like all server text.
+            entry.schema_check = sanitize_line(await check_output_schema(tool, entry), SCHEMA_MESSAGE_LIMIT)
     except HostError as exc:
         fill_error(entry, exc)
     except asyncio.CancelledError:

@@ -7,6 +7,9 @@ The UI never speaks JSON-RPC itself; everything goes through `rea_tui.host`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
 
 # How much of an unexpected error's text a toast shows (the rest is in the error log).
 FAILURE_TOAST_LIMIT = 600
+# Signals that end rea-tui the orderly way.
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class ReaApp(App[int]):
@@ -70,6 +75,22 @@ class ReaApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def on_mount(self) -> None:
+        # Killed or hung up: leave as ctrl+q does (servers closed, session end recorded, terminal restored).
+        loop = asyncio.get_running_loop()
+        for signum in ENDING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._ended_by_signal)
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in ENDING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
+
+    def _ended_by_signal(self) -> None:
+        self.run_worker(self.action_quit(), group="quit", exclusive=True, exit_on_error=False)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy goes through here: what reaches the clipboard has no control characters, so a

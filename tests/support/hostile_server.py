@@ -76,7 +76,13 @@ def catalog(s: Strings) -> dict[str, Any]:
                 "title": s(),
                 "description": s(),
                 "inputSchema": schema(s),
-                "outputSchema": {"type": "object", "properties": {s.name(21): {"type": "string"}}},
+                # The result breaks it (an unknown key, a missing one): the validator's messages quote hostile text.
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {s.name(21): {"type": "string", "pattern": s()}},
+                    "required": [s.name(21)],
+                    "additionalProperties": False,
+                },
                 "annotations": {"title": s(), "readOnlyHint": True, "destructiveHint": False},
             },
             {
