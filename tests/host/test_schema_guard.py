@@ -15,8 +15,10 @@ from tests.support.listeners import CountingListener, LoopWatch, SilentListener
 
 # A check that is stopped still returns within its budget and the thread's notice of it.
 SLACK = 0.5
-# The longest the event loop may go without running while a check works in its thread.
+# The longest the event loop may be busy while a check works in its thread.
 LOOP_STALL_LIMIT = 0.1
+# The longest wall-clock gap in the loop meanwhile (the GIL and a busy machine's scheduler add to it).
+GIL_STALL_LIMIT = 0.5
 LOOP_SCHEMA = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}
 
 
@@ -106,7 +108,9 @@ async def test_a_pattern_that_backtracks_is_stopped_and_the_loop_runs_on() -> No
             assert verdict.refusal is not None and "took longer than" in verdict.refusal, verdict
             assert "'(a|a)+$'" in verdict.refusal
             assert elapsed < CHECK_BUDGET, elapsed  # PATTERN_TIMEOUT, overshot on a busy machine
-    assert watch.longest < LOOP_STALL_LIMIT, watch.longest
+    # The loop's thread does none of the work, and the regex module lets go of the GIL while it matches.
+    assert watch.longest_busy < LOOP_STALL_LIMIT, (watch.longest_busy, watch.longest)
+    assert watch.longest < GIL_STALL_LIMIT, (watch.longest_busy, watch.longest)
 
 
 async def test_a_combinatorial_schema_stops_at_the_budget() -> None:

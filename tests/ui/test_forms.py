@@ -52,8 +52,8 @@ SERVER = "schemas"
 LOOP_STALL_LIMIT = 0.1
 # Opening a form is measured this many times; the best is compared (a shared machine's scheduler adds noise).
 ATTEMPTS = 3
-# Whatever the machine, a dialog opens with no frame longer than this (it was 20 s for 2,000 fields).
-DIALOG_STALL_LIMIT = 0.3
+# Even on a busy machine, a dialog opens with no wall-clock gap longer than this (it was 20 s for 2,000 fields).
+DIALOG_STALL_LIMIT = 1.0
 
 
 def schema_spec(ref: str = "", file: str = "") -> ServerSpec:
@@ -195,7 +195,7 @@ async def test_a_looping_schema_and_a_backtracking_pattern_are_messages_and_the_
             elapsed = time.monotonic() - started
         assert "the schema's pattern '(a|a)+$' took longer than" in str(message.render())
         assert elapsed < CHECK_BUDGET, elapsed
-        assert watch.longest < LOOP_STALL_LIMIT, watch.longest
+        assert watch.longest_busy < LOOP_STALL_LIMIT, (watch.longest_busy, watch.longest)
         await pilot.press("escape")
 
         dialog = await ask(pilot, app, "recursive")
@@ -212,25 +212,26 @@ async def test_a_2000_field_schema_opens_without_stalling_and_pages() -> None:
     app = make_app([schema_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
-        # The longest frame while the form opens, against the same for a form with no fields (the cost of
-        # any dialog on this machine): a schema's size must add no more than LOOP_STALL_LIMIT to it.
-        stalls: dict[str, list[float]] = {"remote_output": [], "wide": []}
+        # The longest the loop is busy while the form opens (its thread's CPU time: what the app's work costs,
+        # whatever else the machine runs), and the wall-clock gap, against a form with no fields.
+        watches: dict[str, list[LoopWatch]] = {"remote_output": [], "wide": []}
         for _ in range(ATTEMPTS):
-            for tool, found in stalls.items():
+            for tool, found in watches.items():
                 watch = LoopWatch()
                 with watch.running():
                     await open_tool(pilot, tool, SERVER)
                     await pilot.pause(0.3)
-                found.append(watch.longest)
+                found.append(watch)
                 await pilot.press("escape")
                 await wait_for(pilot, lambda: app.screen is app.main, "the form to close")
-        baseline, wide = min(stalls["remote_output"]), min(stalls["wide"])
-        assert wide - baseline < LOOP_STALL_LIMIT, stalls
-        assert wide < DIALOG_STALL_LIMIT, stalls
+        busy = {tool: min(w.longest_busy for w in found) for tool, found in watches.items()}
+        wall = {tool: min(w.longest for w in found) for tool, found in watches.items()}
+        assert busy["wide"] < LOOP_STALL_LIMIT, (busy, wall)
+        assert wall["wide"] < DIALOG_STALL_LIMIT, (busy, wall)
 
         form = await open_tool(pilot, "wide", SERVER)
         schema_form = form.query_one(SchemaForm)
-        assert len(schema_form.states) == WIDE_FIELDS
+        assert len(schema_form.fields) == WIDE_FIELDS
         assert len(form.query(SchemaField)) == FIELDS_PER_PAGE
         assert f"fields 1–{FIELDS_PER_PAGE} of 2,000" in screen_text(app)
         await fill_tool_form(pilot, {"field_0001": "first page"})

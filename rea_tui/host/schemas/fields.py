@@ -10,9 +10,9 @@ writes enums) are followed a bounded number of times; nothing else is.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from rea_tui.host.schema_values import schema_types
 
@@ -157,34 +157,62 @@ def kind_of(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) ->
     return ("json" if types else "string"), ()
 
 
-def form_fields(schema: Mapping[str, Any]) -> list[FormField]:
-    """The fields of an object schema, in the schema's order."""
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return []
-    required_list = schema.get("required")
-    required = {r for r in required_list if isinstance(r, str)} if isinstance(required_list, list) else set()
-    fields: list[FormField] = []
-    for raw_name, raw in properties.items():
-        name = str(raw_name)
-        prop = _non_null(schema, resolved(schema, raw)) if isinstance(raw, Mapping) else {}
-        kind, choices = kind_of(prop, schema)
+class FormFields(Sequence[FormField]):
+    """An object schema's fields in the schema's order, each read when it is first needed.
+
+    A schema may have thousands of properties; a form shows a page of them, so only those are read.
+    """
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._schema = schema
+        properties = schema.get("properties")
+        self._properties: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+        self.names = [str(name) for name in self._properties]
+        listed = schema.get("required")
+        self._required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+        self._read: dict[int, FormField] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> FormField: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[FormField]: ...
+
+    def __getitem__(self, index: int | slice) -> FormField | list[FormField]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        found = self._read.get(index)
+        if found is None:
+            found = self._read[index] = self._field(self.names[index])
+        return found
+
+    def _field(self, name: str) -> FormField:
+        raw = self._properties.get(name)
+        prop = _non_null(self._schema, resolved(self._schema, raw)) if isinstance(raw, Mapping) else {}
+        kind, choices = kind_of(prop, self._schema)
         title = prop.get("title")
         description = prop.get("description")
-        fields.append(
-            FormField(
-                name=name,
-                schema=prop,
-                required=name in required,
-                kind=kind,
-                title=title if isinstance(title, str) and title.strip() else None,
-                description=description if isinstance(description, str) and description.strip() else None,
-                choices=choices,
-                has_default="default" in prop,
-                default=prop.get("default"),
-            )
+        return FormField(
+            name=name,
+            schema=prop,
+            required=name in self._required,
+            kind=kind,
+            title=title if isinstance(title, str) and title.strip() else None,
+            description=description if isinstance(description, str) and description.strip() else None,
+            choices=choices,
+            has_default="default" in prop,
+            default=prop.get("default"),
         )
-    return fields
+
+
+def form_fields(schema: Mapping[str, Any]) -> FormFields:
+    """The fields of an object schema, in the schema's order (read as they are used)."""
+    return FormFields(schema)
 
 
 def with_defaults(schema: Mapping[str, Any], content: Mapping[str, Any]) -> dict[str, Any]:

@@ -231,22 +231,33 @@ class SchemaForm(Vertical):
     ) -> None:
         super().__init__(id=id, classes="schema-form")
         offered = suggestions or {}
-        self.states = [FieldState.create(p, given, offered.get(p.name, [])) for p in form_fields(schema)]
+        self.fields = form_fields(schema)
+        self._given = given
+        self._offered = offered
+        self._states: dict[int, FieldState] = {}  # made as their page is shown, or when all are read
         self.page = 0
         self.edits = 0  # how many changes the analyst made (a check that raced one is not used)
 
+    def state(self, index: int) -> FieldState:
+        found = self._states.get(index)
+        if found is None:
+            prop = self.fields[index]
+            found = self._states[index] = FieldState.create(prop, self._given, self._offered.get(prop.name, []))
+        return found
+
+    @property
+    def states(self) -> list[FieldState]:
+        """Every field's state (reading the schema's remaining fields the first time)."""
+        return [self.state(i) for i in range(len(self.fields))]
+
     @property
     def pages(self) -> int:
-        return max(1, -(-len(self.states) // FIELDS_PER_PAGE))
-
-    def page_of(self, name: str) -> int | None:
-        index = next((i for i, s in enumerate(self.states) if s.prop.name == name), None)
-        return None if index is None else index // FIELDS_PER_PAGE
+        return max(1, -(-len(self.fields) // FIELDS_PER_PAGE))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="schema-fields"):
             yield from self._page_fields()
-            if not self.states:
+            if not self.fields:
                 yield Static(Text("No fields to fill.", style="dim"))
         if self.pages > 1:
             with Horizontal(classes="schema-pager"):
@@ -260,12 +271,13 @@ class SchemaForm(Vertical):
 
     def _page_fields(self) -> list[SchemaField]:
         start = self.page * FIELDS_PER_PAGE
-        return [SchemaField(s, self._edited) for s in self.states[start : start + FIELDS_PER_PAGE]]
+        end = min(start + FIELDS_PER_PAGE, len(self.fields))
+        return [SchemaField(self.state(i), self._edited) for i in range(start, end)]
 
     def _position(self) -> Text:
         start = self.page * FIELDS_PER_PAGE
-        end = min(start + FIELDS_PER_PAGE, len(self.states))
-        text = Text(f"fields {start + 1:,}–{end:,} of {len(self.states):,}", style="bold")
+        end = min(start + FIELDS_PER_PAGE, len(self.fields))
+        text = Text(f"fields {start + 1:,}–{end:,} of {len(self.fields):,}", style="bold")
         text.append(f"  page {self.page + 1:,}/{self.pages:,} · ctrl+pgdn next, ctrl+pgup back", style="dim")
         return text
 
