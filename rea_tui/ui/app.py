@@ -54,7 +54,16 @@ class ReaApp(App[int]):
             tooltip="Save an SVG screenshot of this screen",
         ),
         Binding("ctrl+q,alt+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
-        Binding("alt+x", "command_palette", "Commands", show=False, id="palette-browser", tooltip="Every action"),
+        # Textual adds ctrl+p only when no binding opens the palette, so ours names it too.
+        Binding(
+            f"{App.COMMAND_PALETTE_BINDING},alt+x",
+            "command_palette",
+            "palette",
+            show=False,
+            priority=True,
+            id="palette",
+            tooltip="Every action",
+        ),
     ]
 
     def __init__(

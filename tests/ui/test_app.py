@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from textual.binding import Binding
 from textual.widgets import Tabs
 
@@ -301,6 +302,17 @@ async def test_command_palette_lists_every_action() -> None:
             if binding.action not in ("quit", "command_palette"):
                 assert binding.description in titles, binding.description
         assert "Quit" in titles
+
+
+@pytest.mark.parametrize("key", ["ctrl+p", "alt+x"])
+async def test_the_palette_opens_from_ctrl_p_and_its_browser_twin(key: str) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app([sample_spec()])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: CommandPalette.is_open(app), "the command palette")
 
 
 async def test_hostile_server_text_is_shown_literally() -> None:
