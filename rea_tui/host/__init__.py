@@ -87,12 +87,21 @@ _EXPORTS: dict[str, str] = {
     "SamplingAnswer": "interaction",
     "SamplingMessage": "interaction",
     "SamplingRequest": "interaction",
-    # tool arguments from typed text, checked against a schema
+    # tool arguments from typed text; schemas as data (checked off the loop, read as form fields)
     "UnreadableValue": "schema_values",
     "coerce": "schema_values",
     "property_schema": "schema_values",
     "schema_types": "schema_values",
-    "validate_arguments": "schema_values",
+    "SchemaVerdict": "schemas.guard",
+    "check_against_schema": "schemas.guard",
+    "CHECKED_FORMATS": "schemas.formats",
+    "Choice": "schemas.fields",
+    "FormField": "schemas.fields",
+    "fits": "schemas.fields",
+    "form_fields": "schemas.fields",
+    "kind_of": "schemas.fields",
+    "unknown_keys": "schemas.fields",
+    "with_defaults": "schemas.fields",
     # transcripts, reports, replay
     "SessionRecorder": "transcript",
     "Transcript": "transcript",
@@ -273,7 +282,16 @@ if TYPE_CHECKING:
     from rea_tui.host.schema_values import coerce as coerce
     from rea_tui.host.schema_values import property_schema as property_schema
     from rea_tui.host.schema_values import schema_types as schema_types
-    from rea_tui.host.schema_values import validate_arguments as validate_arguments
+    from rea_tui.host.schemas.fields import Choice as Choice
+    from rea_tui.host.schemas.fields import FormField as FormField
+    from rea_tui.host.schemas.fields import fits as fits
+    from rea_tui.host.schemas.fields import form_fields as form_fields
+    from rea_tui.host.schemas.fields import kind_of as kind_of
+    from rea_tui.host.schemas.fields import unknown_keys as unknown_keys
+    from rea_tui.host.schemas.fields import with_defaults as with_defaults
+    from rea_tui.host.schemas.formats import CHECKED_FORMATS as CHECKED_FORMATS
+    from rea_tui.host.schemas.guard import SchemaVerdict as SchemaVerdict
+    from rea_tui.host.schemas.guard import check_against_schema as check_against_schema
     from rea_tui.host.session import FormTarget as FormTarget
     from rea_tui.host.session import FormValues as FormValues
     from rea_tui.host.session import ServerState as ServerState

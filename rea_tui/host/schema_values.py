@@ -1,8 +1,8 @@
 """Turning typed-in text into JSON values for a tool's `inputSchema`, and checking them.
 
-Both the CLI (`name=value` pairs) and the TUI's tool form go through here, so
-`count=3` is the integer 3 in both, and nothing is sent that the schema
-rejects.
+Both the CLI (`name=value` pairs) and the TUI's forms go through here, so
+`count=3` is the integer 3 in both. Checking the values against the schema
+is `schemas.guard`'s work.
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-
-from rea_tui.host.errors import FieldDiagnostic
 
 
 class UnreadableValue(ValueError):
@@ -31,11 +29,11 @@ def schema_types(schema: Mapping[str, Any]) -> list[str]:
             if found:
                 return found
     if "enum" in schema:
-        return sorted({_json_type(v) for v in schema["enum"]})
+        return sorted({json_type(v) for v in schema["enum"]})
     return []
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -59,13 +57,13 @@ def coerce(text: str, schema: Mapping[str, Any]) -> Any:
     errors: list[str] = []
     for kind in types:
         try:
-            return _coerce_as(text, kind)
+            return _coerce_as(text, kind, schema)
         except ValueError as exc:
             errors.append(str(exc))
     raise UnreadableValue("; ".join(errors))
 
 
-def _coerce_as(text: str, kind: str) -> Any:
+def _coerce_as(text: str, kind: str, schema: Mapping[str, Any]) -> Any:
     if kind == "string":
         return text
     if kind == "integer":
@@ -91,10 +89,12 @@ def _coerce_as(text: str, kind: str) -> Any:
             value = json.loads(text)
         except ValueError:
             if kind == "array":
-                # A bare comma-separated list is the common way to type an array of strings.
-                return [part.strip() for part in text.split(",") if part.strip()]
+                # A bare comma-separated list is the common way to type an array; each part is read as an item.
+                items = schema.get("items")
+                item_schema: Mapping[str, Any] = items if isinstance(items, Mapping) else {}
+                return [coerce(part.strip(), item_schema) for part in text.split(",") if part.strip()]
             raise ValueError(f"{text!r} is not a JSON object") from None
-        if _json_type(value) != kind:
+        if json_type(value) != kind:
             raise ValueError(f"{text!r} is not a JSON {kind}")
         return value
     if kind == "null":
@@ -109,24 +109,3 @@ def property_schema(input_schema: Mapping[str, Any], name: str) -> dict[str, Any
     if isinstance(properties, dict) and isinstance(properties.get(name), dict):
         return dict(properties[name])
     return {}
-
-
-def validate_arguments(input_schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[FieldDiagnostic]:
-    """Every way `arguments` break `input_schema` (empty when valid or the schema is unusable)."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    schema = dict(input_schema) if input_schema else {"type": "object"}
-    try:
-        validator_class = Draft202012Validator
-        validator_class.check_schema(schema)
-    except SchemaError as exc:
-        return [FieldDiagnostic(field="(schema)", message=f"the tool's inputSchema is invalid: {exc.message}")]
-    found: list[FieldDiagnostic] = []
-    for error in sorted(validator_class(schema).iter_errors(dict(arguments)), key=lambda e: list(e.path)):
-        path = ".".join(str(p) for p in error.path)
-        if not path and error.validator == "required":
-            missing = error.message.split("'")[1] if "'" in error.message else ""
-            path = missing or "(arguments)"
-        found.append(FieldDiagnostic(field=path or "(arguments)", message=error.message))
-    return found

@@ -35,26 +35,25 @@ ProgressListener = Callable[[EvidenceEntry], None]
 SCHEMA_MESSAGE_LIMIT = 1_000
 
 
-def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
-    """Validate `structuredContent` against the tool's declared `outputSchema`."""
+async def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
+    """`structuredContent` checked against the tool's declared `outputSchema` (off the event loop)."""
+    from rea_tui.host.schemas.guard import check_against_schema
+
     if tool is None or tool.output_schema is None:
         return "no output schema declared"
     if not entry.has_structured:
         return "invalid: the tool declares an output schema but sent no structuredContent"
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(tool.output_schema)
-    except SchemaError as exc:
-        return f"invalid output schema: {exc.message}"
-    errors = sorted(Draft202012Validator(tool.output_schema).iter_errors(entry.structured), key=lambda e: list(e.path))
-    if not errors:
-        return "valid against the output schema"
-    first = errors[0]
-    where = "/".join(str(p) for p in first.path) or "(root)"
-    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"invalid: {where}: {first.message}{more}"
+    verdict = await check_against_schema(tool.output_schema, entry.structured)
+    if verdict.refusal is not None:
+        return f"not checked: {verdict.refusal}"
+    if verdict.problems:
+        first = verdict.problems[0]
+        where = first.field.replace(".", "/") if first.field != "(value)" else "(root)"
+        more = f" (+{len(verdict.problems) - 1} more)" if len(verdict.problems) > 1 else ""
+        return f"invalid: {where}: {first.message}{more}"
+    if verdict.unchecked:
+        return f"valid against the output schema, except what was not checked: {'; '.join(verdict.unchecked)}"
+    return "valid against the output schema"
 
 
 def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any]) -> None:
@@ -63,9 +62,7 @@ def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any])
     entry.structured = result.get("structuredContent")
     entry.outcome = "tool_error" if result.get("isError") is True else "ok"
     entry.result_size = len(json.dumps(result, default=str))
-    # The validator quotes the server's values in its messages: made safe like all server text.
-    checked = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
-    entry.schema_check = sanitize_line(checked, SCHEMA_MESSAGE_LIMIT)
+    entry.schema_check = "not checked (isError)" if entry.outcome != "ok" else ""
     entry.narrowing = detect_narrowing(entry.structured, entry.content)
 
 
@@ -125,6 +122,9 @@ async def run_tool_call(
             on_progress=progress_callback,
         )
         fill_result(entry, tool, result)
+        if entry.outcome == "ok":
+            # The validator quotes the server's values in its messages: made safe like all server text.
+            entry.schema_check = sanitize_line(await check_output_schema(tool, entry), SCHEMA_MESSAGE_LIMIT)
     except HostError as exc:
         fill_error(entry, exc)
     except asyncio.CancelledError:

@@ -65,7 +65,7 @@ case "$scenario" in
         rea call test_reconnection --yes "${server[@]}" ;;
     elicitation-sep1034-client-defaults)
         write_config
-        rea call test_client_elicitation_defaults --yes "${server[@]}" ;;
+        rea call test_client_elicitation_defaults --yes --elicit-accept "${server[@]}" ;;
     auth/pre-registration)
         write_config clientId=@context clientSecret=@context
         rea auth login "${server[@]}" && with_sign_in call test-tool --yes ;;

@@ -2,8 +2,9 @@
 
 Shows the declared annotations and the exact JSON arguments, sends nothing
 without `--yes` or an interactive yes, prints the evidence entry, and handles
-narrowing questions (`--pick`, exit 6 otherwise) and elicitation forms
-(`--elicit name=value`).
+narrowing questions (`--pick`, exit 6 otherwise) and elicitation requests
+(`--elicit name=value`, `--elicit-accept`, `--elicit-decline`, `--elicit-cancel`:
+see `rea_tui.cli.elicitation`).
 """
 
 from __future__ import annotations
@@ -16,19 +17,13 @@ from typing import TYPE_CHECKING, Any
 from rea_tui.cli.command import Command, Context, UsageError, parse_pairs
 from rea_tui.cli.commands.tools import describe_annotations
 from rea_tui.cli.connect import server_command
+from rea_tui.cli.elicitation import configure as configure_elicitation
+from rea_tui.cli.elicitation import elicitation_answers
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
-    from rea_tui.host import (
-        ElicitationAnswer,
-        ElicitationRequest,
-        EvidenceEntry,
-        HostedServer,
-        SamplingAnswer,
-        SamplingRequest,
-        Tool,
-    )
+    from rea_tui.host import EvidenceEntry, HostedServer, SamplingAnswer, SamplingRequest, Tool
 
 ARGUMENTS_LIMIT: int | None = None  # what is about to be sent is shown whole
 TEXT_LIMIT = 100_000
@@ -36,7 +31,6 @@ OTHER_BLOCK_LIMIT = 1_000
 ERROR_LIMIT = 10_000
 QUESTION_LIMIT = 1_000
 CANDIDATE_LIMIT = 300
-MESSAGE_LIMIT = 2_000
 
 # How each finished call's outcome maps to the command's exit code.
 OUTCOME_EXIT_CODES: dict[str, ExitCode] = {
@@ -61,9 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME_OR_ID",
         help="answer a narrowing question (repeatable)",
     )
-    parser.add_argument(
-        "--elicit", action="append", default=[], metavar="name=value", help="answer an elicitation form"
-    )
+    configure_elicitation(parser)
 
 
 def build_arguments(args: argparse.Namespace, tool: Tool | None) -> dict[str, Any]:
@@ -143,41 +135,6 @@ def print_question(out: Output, entry: EvidenceEntry, *, answered: bool = False)
     out.line("(answered with --pick)" if answered else "answer with --pick NAME_OR_ID")
 
 
-def elicitation_handler(out: Output, pairs: dict[str, str]) -> Any:
-    async def answer(request: ElicitationRequest) -> ElicitationAnswer:
-        from rea_tui.host import (
-            ElicitationAnswer,
-            UnreadableValue,
-            coerce,
-            property_schema,
-            sanitize,
-            validate_arguments,
-        )
-
-        out.note(f"elicitation from {sanitize(request.server)}: {sanitize(request.message, MESSAGE_LIMIT)}")
-        if request.mode == "url":
-            out.note(f"  URL (not opened): {sanitize(request.url, MESSAGE_LIMIT)}")
-            return ElicitationAnswer("decline")
-        if not pairs:
-            out.note("  declined: no --elicit name=value given")
-            return ElicitationAnswer("decline")
-        content: dict[str, Any] = {}
-        for name, text in pairs.items():
-            try:
-                content[name] = coerce(text, property_schema(request.requested_schema, name))
-            except UnreadableValue as exc:
-                out.note(f"  declined: {sanitize(name)}: {sanitize(exc)}")
-                return ElicitationAnswer("decline")
-        problems = validate_arguments(request.requested_schema, content)
-        if problems:
-            for problem in problems:
-                out.note(f"  declined: {sanitize(problem.field)}: {sanitize(problem.message)}")
-            return ElicitationAnswer("decline")
-        return ElicitationAnswer("accept", content)
-
-    return answer
-
-
 def sampling_decliner(out: Output) -> Any:
     async def decline(request: SamplingRequest) -> SamplingAnswer:
         from rea_tui.host import SamplingAnswer, sanitize
@@ -191,19 +148,19 @@ def sampling_decliner(out: Output) -> Any:
 async def body(context: Context, hosted: HostedServer) -> int:
     from rea_tui.host import (
         EvidenceLedger,
+        check_against_schema,
         concerned_argument,
         find_candidate,
         pin,
         run_tool_call,
         sanitize,
-        validate_arguments,
     )
 
     args, out = context.args, context.out
-    elicit_pairs = parse_pairs(args.elicit, "--elicit")
+    answers = elicitation_answers(args, out)
     picks = list(args.pick)
     connection = hosted.connection
-    connection.elicitation_handler = elicitation_handler(out, elicit_pairs)
+    connection.elicitation_handler = answers.answer
     connection.sampling_handler = sampling_decliner(out)
     # Only the tools are listed (not prompts or resources), and always afresh: the approval shows what the
     # server declares now; a kept listing could show a tool as read-only that has since become destructive.
@@ -211,11 +168,16 @@ async def body(context: Context, hosted: HostedServer) -> int:
     tool = hosted.catalogs.tools.get(args.tool)
     arguments = build_arguments(args, tool)
     if tool is not None:
-        problems = validate_arguments(tool.input_schema, arguments)
-        if problems:
-            for problem in problems:
+        verdict = await check_against_schema(tool.input_schema, arguments)
+        if verdict.refusal is not None:
+            out.error(f"not sent: the tool's inputSchema cannot be used: {sanitize(verdict.refusal)}")
+            return ExitCode.USAGE
+        if verdict.problems:
+            for problem in verdict.problems:
                 out.error(f"{sanitize(problem.field)}: {sanitize(problem.message)}")
             return ExitCode.USAGE
+        for unchecked in verdict.unchecked:
+            out.note(f"not checked against the schema: {sanitize(unchecked)}")
     ledger = EvidenceLedger()
     follows: str | None = None
     while True:
@@ -246,6 +208,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
             print_entry(out, shown)
             if shown.narrowing is not None:
                 print_question(out, shown, answered=shown is not entry)
+    if answers.refused:
+        out.error("an elicitation answer given on the command line was refused (see above); it was declined")
+        return ExitCode.USAGE
     if entry.narrowing is not None:
         return ExitCode.NARROWING
     return OUTCOME_EXIT_CODES.get(entry.outcome, ExitCode.PROTOCOL)

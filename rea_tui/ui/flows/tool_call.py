@@ -102,7 +102,10 @@ class ToolCallFlow(Flow):
             else:
                 notify_plain(self.screen.app, f"Denied: nothing was sent for {tool.name}", severity="warning")
 
-        self.screen.app.push_screen(ApprovalScreen(server, tool.name, tool, request.arguments), callback=decided)
+        dialog = ApprovalScreen(
+            server, tool.name, tool, request.arguments, defaults=request.defaults, unchecked=request.unchecked
+        )
+        self.screen.app.push_screen(dialog, callback=decided)
 
     def start(self, server: str, tool: Tool, request: ToolRequest, approval: str, follows: str | None) -> None:
         async def call() -> None:

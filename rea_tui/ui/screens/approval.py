@@ -1,10 +1,18 @@
-"""The approval dialog: nothing is sent to a server until the analyst says so here."""
+"""The approval dialog: nothing is sent to a server until the analyst says so here.
+
+It shows all of what would be sent, never cut: the exact JSON arguments in a
+scroll view with their size, each value that is the server's own default
+(not typed by the analyst or given by the prompt) marked, the parts of the
+schema that were not checked, and the annotations the server declares.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +27,10 @@ from rea_tui.ui.text import join, plain, plain_line
 Decision = Literal["once", "session", "deny"]
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+DEFAULT_MARK = "◆"
+DEFAULT_STYLE = "yellow"
+NAME_LIMIT = 80
+NOTE_LIMIT = 2_000
 
 
 def annotations_text(tool: Tool | None) -> Text:
@@ -40,6 +52,54 @@ def annotations_text(tool: Tool | None) -> Text:
     return text
 
 
+def size_text(arguments: dict[str, Any]) -> Text:
+    """How much is sent: values, characters and UTF-8 bytes of the compact JSON."""
+    compact = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    text = Text("exact arguments (JSON)", style="bold")
+    values = len(arguments)
+    text.append(
+        f"  {values:,} value{'s' if values != 1 else ''} · {len(compact):,} characters · "
+        f"{len(compact.encode('utf-8')):,} bytes sent",
+        style="dim",
+    )
+    return text
+
+
+def entries(arguments: dict[str, Any]) -> Iterable[tuple[str | None, str]]:
+    """`json.dumps(arguments, indent=2)` cut into its lines' groups: one per top-level argument."""
+    if not arguments:
+        yield None, "{}"
+        return
+    yield None, "{"
+    last = len(arguments) - 1
+    for index, (name, value) in enumerate(arguments.items()):
+        body = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        yield name, f"  {json.dumps(name, ensure_ascii=False)}: {body}{',' if index < last else ''}"
+    yield None, "}"
+
+
+def arguments_view(arguments: dict[str, Any], defaults: frozenset[str]) -> Table:
+    """The exact JSON, whole; the entries that are server defaults marked in a gutter and coloured."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(overflow="fold")
+    for name, text in entries(arguments):
+        marked = name is not None and name in defaults
+        grid.add_row(
+            Text(DEFAULT_MARK, style=DEFAULT_STYLE) if marked else Text(" "),
+            plain(text, None, style=DEFAULT_STYLE if marked else ""),
+        )
+    return grid
+
+
+def defaults_text(arguments: dict[str, Any], defaults: frozenset[str]) -> Text:
+    names = [name for name in arguments if name in defaults]
+    text = Text(f"{DEFAULT_MARK} default from the server", style=f"bold {DEFAULT_STYLE}")
+    text.append(" (you did not type these; they are sent): ", style=DEFAULT_STYLE)
+    text.append_text(plain(", ".join(names), NOTE_LIMIT, style=DEFAULT_STYLE))
+    return text
+
+
 class ApprovalScreen(ModalScreen[Decision]):
     """Server, tool, the exact JSON arguments, the declared annotations; run once, allow, or deny."""
 
@@ -48,23 +108,40 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("escape", "deny", "Deny", id="approval-deny", tooltip="Send nothing"),
     ]
 
-    def __init__(self, server: str, tool_name: str, tool: Tool | None, arguments: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        server: str,
+        tool_name: str,
+        tool: Tool | None,
+        arguments: dict[str, Any],
+        *,
+        defaults: frozenset[str] = frozenset(),
+        unchecked: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
         self.server = server
         self.tool_name = tool_name
         self.tool = tool
         self.arguments = arguments
+        self.defaults = frozenset(name for name in defaults if name in arguments)
+        self.unchecked = unchecked
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval", classes="dialog"):
             yield Static(Text("Approve this tool call?", style="bold"), classes="dialog-title")
-            who = join(Text("server  ", style="dim"), plain_line(self.server, 80, style="bold"))
+            who = join(Text("server  ", style="dim"), plain_line(self.server, NAME_LIMIT, style="bold"))
             who.append("\ntool    ", style="dim")
-            who.append_text(plain_line(self.tool_name, 80, style="bold"))
+            who.append_text(plain_line(self.tool_name, NAME_LIMIT, style="bold"))
             yield Static(who, id="approval-who")
-            yield Static(Text("exact arguments (JSON):", style="bold"))
+            yield Static(size_text(self.arguments), id="approval-size")
             with VerticalScroll(id="approval-arguments"):
-                yield Static(plain(json.dumps(self.arguments, indent=2, ensure_ascii=False), 50_000))
+                yield Static(arguments_view(self.arguments, self.defaults), id="approval-json")
+            if self.defaults:
+                yield Static(defaults_text(self.arguments, self.defaults), id="approval-defaults")
+            if self.unchecked:
+                warning = Text("Not checked against the schema: ", style="bold yellow")
+                warning.append_text(plain("; ".join(self.unchecked), NOTE_LIMIT, style="yellow"))
+                yield Static(warning, id="approval-unchecked")
             yield Static(annotations_text(self.tool), id="approval-annotations")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Run once", id="run-once", variant="primary")

@@ -14,12 +14,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Input, Static, TextArea
 
-from rea_tui.host import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest, view_url
-from rea_tui.ui.screens.tool_form import SchemaField, collect_fields, has_errors
+from rea_tui.host import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    SamplingAnswer,
+    SamplingRequest,
+    check_against_schema,
+    view_url,
+)
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.schema_form import SchemaForm
+
+MESSAGE_LIMIT = 1_000
+CHECK_GROUP = "elicitation-check"
 
 
 def asked_by(server: str, what: str) -> Text:
@@ -50,6 +60,8 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
         super().__init__()
         self.request = request
         self.initial = initial or {}
+        # The answer the analyst was told is not fully checked; accepting it again sends it.
+        self.warned: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -67,15 +79,8 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
                     yield Button("Decline", id="decline")
                     yield Button("Cancel", id="cancel")
                 return
-            schema = request.requested_schema
-            raw_properties = schema.get("properties")
-            properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
-            required = [r for r in schema.get("required", []) if isinstance(r, str)]
-            with VerticalScroll(id="elicitation-fields"):
-                for name, prop in properties.items():
-                    yield SchemaField(
-                        str(name), prop if isinstance(prop, dict) else {}, name in required, self.initial.get(name), []
-                    )
+            # The form's defaults are filled in, so accepting sends them (SEP-1034).
+            yield SchemaForm(request.requested_schema, self.initial, id="elicitation-fields")
             yield Static("", id="elicitation-message")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Accept", id="accept", variant="primary")
@@ -87,15 +92,56 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
         if editors:
             editors.first().focus()
 
-    def _collect(self) -> dict[str, Any] | None:
-        fields = list(self.query(SchemaField))
-        content, unplaced = collect_fields(fields, self.request.requested_schema)
-        self.query_one("#elicitation-message", Static).update(
-            plain("; ".join(unplaced), 500, style="red") if unplaced else ""
-        )
-        return None if unplaced or has_errors(fields) else content
+    def say(self, message: Text | str) -> None:
+        self.query_one("#elicitation-message", Static).update(message)
+
+    def accept_form(self) -> None:
+        """Check the answer off the event loop; send it when it passes (Enter in a field does this too)."""
+        self.run_worker(self._accept(), group=CHECK_GROUP, exclusive=True, exit_on_error=False)
+
+    async def _accept(self) -> None:
+        form = self.query_one("#elicitation-fields", SchemaForm)
+        content, _defaults, unreadable = form.collect()
+        if unreadable:
+            self.say(plain(await form.present(()), MESSAGE_LIMIT, style="red"))
+            return
+        if self.warned is not None and self.warned == content:
+            self.dismiss(ElicitationAnswer("accept", content))
+            return
+        self.say(Text("checking the answer against the form's schema…", style="dim"))
+        edits = form.edits
+        verdict = await check_against_schema(self.request.requested_schema, content)
+        if not self.is_attached or form.edits != edits:
+            return
+        if verdict.refusal is not None:
+            self.say(
+                join(Text("Cannot be answered: ", style="bold red"), plain(verdict.refusal, MESSAGE_LIMIT, style="red"))
+            )
+            return
+        if verdict.problems:
+            self.say(plain(await form.present(verdict.problems), MESSAGE_LIMIT, style="red"))
+            return
+        if verdict.unchecked:
+            self.warned = content
+            self.query_one("#accept", Button).label = "Accept anyway"
+            self.say(
+                join(
+                    Text("Not checked: ", style="bold yellow"),
+                    plain("; ".join(verdict.unchecked), MESSAGE_LIMIT, style="yellow"),
+                    Text("  Accept again to send it as it is.", style="dim"),
+                )
+            )
+            return
+        self.dismiss(ElicitationAnswer("accept", content))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.request.mode == "form":
+            self.accept_form()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id not in ("accept", "decline", "cancel"):
+            return  # the form's own buttons (pages, suggestions)
         event.stop()
         if event.button.id == "accept":
             if self.request.mode == "url":
@@ -104,9 +150,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
                 self.app.open_url(self.request.url)
                 self.dismiss(ElicitationAnswer("accept"))
                 return
-            content = self._collect()
-            if content is not None:
-                self.dismiss(ElicitationAnswer("accept", content))
+            self.accept_form()
         elif event.button.id == "decline":
             self.dismiss(ElicitationAnswer("decline"))
         else:

@@ -1,0 +1,76 @@
+"""The string formats rea-tui checks: the four the MCP elicitation schema allows.
+
+`email`, `uri`, `date` and `date-time` are checked in the TUI and the CLI
+alike; any other `format` is an annotation, as JSON Schema 2020-12 says by
+default. Checking never looks anything up (an email's domain is not resolved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jsonschema import FormatChecker
+
+# The formats that are checked, and what the analyst is told to type for each.
+CHECKED_FORMATS: dict[str, str] = {
+    "email": "name@example.org",
+    "uri": "https://…",
+    "date": "YYYY-MM-DD",
+    "date-time": "YYYY-MM-DDThh:mm:ssZ",
+}
+# Strings longer than this are not run through the format parsers (their cost grows with the text).
+FORMAT_LENGTH_LIMIT = 8_192
+
+
+class FormatTooLong(ValueError):
+    pass
+
+
+def _is_email(instance: object) -> bool:
+    from email_validator import validate_email
+
+    if not isinstance(instance, str):
+        return True
+    if len(instance) > FORMAT_LENGTH_LIMIT:
+        raise FormatTooLong(f"longer than {FORMAT_LENGTH_LIMIT:,} characters")
+    # Syntax only: deliverability would mean a DNS query from the analyst's machine.
+    validate_email(instance, check_deliverability=False)
+    return True
+
+
+def value_checker() -> FormatChecker:
+    """The checker for values: jsonschema's uri/date/date-time (RFC 3986 / 3339) and a real email parser."""
+    from email_validator import EmailNotValidError
+
+    stock = FormatChecker(formats=("uri", "date", "date-time"))
+    checker = FormatChecker(formats=())
+    for name in ("uri", "date", "date-time"):
+        function, raises = stock.checkers[name]
+        checker.checks(name, raises=(*_tuple(raises), FormatTooLong))(_bounded(function))
+    checker.checks("email", raises=(EmailNotValidError, FormatTooLong))(_is_email)
+    return checker
+
+
+def _tuple(raises: type[Exception] | tuple[type[Exception], ...]) -> tuple[type[Exception], ...]:
+    return raises if isinstance(raises, tuple) else (raises,)
+
+
+def _bounded(function: Callable[[object], object]) -> Callable[[object], bool]:
+    def check(instance: object) -> bool:
+        if isinstance(instance, str) and len(instance) > FORMAT_LENGTH_LIMIT:
+            raise FormatTooLong(f"longer than {FORMAT_LENGTH_LIMIT:,} characters")
+        return bool(function(instance))
+
+    return check
+
+
+def schema_checker() -> FormatChecker:
+    """For checking a schema against its metaschema: patterns must compile as the `regex` module reads them."""
+    import regex
+
+    def compiles(instance: object) -> bool:
+        return not isinstance(instance, str) or bool(regex.compile(instance))
+
+    checker = FormatChecker(formats=())
+    checker.checks("regex", raises=regex.error)(compiles)
+    return checker
