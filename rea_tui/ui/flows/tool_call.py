@@ -143,7 +143,7 @@ class ToolCallFlow(Flow):
             pinned = pin(entry.arguments, entry.narrowing, choice.candidate, tool, choice.argument)
             note = Text(f"Narrowing round {entry.narrowing_round + 1}: ", style="bold magenta")
             note.append_text(plain_line(f"{choice.argument} = {pinned[choice.argument]}", PINNED_LIMIT))
-            note.append(f"  (answers {entry.id})", style="dim")
+            note.append(f"  (answers {entry.ref})", style="dim")
             self.open(entry.server, entry.tool, pinned, follows=entry.id, note=note)
 
         self.screen.app.push_screen(NarrowingScreen(entry, names, concerned), callback=chosen)

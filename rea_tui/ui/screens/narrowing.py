@@ -60,7 +60,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
         assert question is not None
         with Vertical(id="narrowing", classes="dialog"):
             title = Text("The server asks", style="bold")
-            title.append_text(plain_line(f"  ({self.entry.tool}, {self.entry.id})", 100, style="dim"))
+            title.append_text(plain_line(f"  ({self.entry.tool}, {self.entry.ref})", 100, style="dim"))
             yield Static(title, classes="dialog-title")
             yield Static(breadcrumb(self.entry), id="narrowing-breadcrumb")
             yield Static(plain(question.ask_user, 2_000, style="bold"), id="narrowing-question")
