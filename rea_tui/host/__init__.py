@@ -72,6 +72,10 @@ _EXPORTS: dict[str, str] = {
     "EvidenceEntry": "evidence",
     "EvidenceLedger": "evidence",
     "OUTCOME_LABELS": "evidence",
+    "DisassemblyListing": "evidence_views",
+    "ResultTable": "evidence_views",
+    "ResultView": "evidence_views",
+    "result_views": "evidence_views",
     "run_tool_call": "tool_call",
     "NarrowingCandidate": "narrowing",
     "NarrowingQuestion": "narrowing",
@@ -217,6 +221,10 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
+    from rea_tui.host.evidence_views import DisassemblyListing as DisassemblyListing
+    from rea_tui.host.evidence_views import ResultTable as ResultTable
+    from rea_tui.host.evidence_views import ResultView as ResultView
+    from rea_tui.host.evidence_views import result_views as result_views
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus
     from rea_tui.host.interaction import ElicitationAnswer as ElicitationAnswer
