@@ -77,6 +77,7 @@ _EXPORTS: dict[str, str] = {
     "ResultView": "evidence_views",
     "result_views": "evidence_views",
     "run_tool_call": "tool_call",
+    "MAX_CANDIDATES": "narrowing",
     "NarrowingCandidate": "narrowing",
     "NarrowingQuestion": "narrowing",
     "concerned_argument": "narrowing",
@@ -246,6 +247,7 @@ if TYPE_CHECKING:
     from rea_tui.host.models import block_json as block_json
     from rea_tui.host.models import block_text as block_text
     from rea_tui.host.models import parse_resource_contents as parse_resource_contents
+    from rea_tui.host.narrowing import MAX_CANDIDATES as MAX_CANDIDATES
     from rea_tui.host.narrowing import NarrowingCandidate as NarrowingCandidate
     from rea_tui.host.narrowing import NarrowingQuestion as NarrowingQuestion
     from rea_tui.host.narrowing import concerned_argument as concerned_argument

@@ -104,7 +104,7 @@ async def test_has_more_footer_and_empty_message() -> None:
         )
         assert footer_text(procedure) == "50 values"
         feature.input.focus()
-        await wait_for(pilot, lambda: feature.dropdown.shown_for == "")
+        await wait_for(pilot, lambda: feature.dropdown.is_open and feature.dropdown.shown_for == "")
         assert footer_text(feature) == EMPTY_MESSAGE
         assert feature.dropdown.is_open and feature.dropdown.footer.region.height >= 1
 
