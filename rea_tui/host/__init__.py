@@ -111,15 +111,21 @@ _EXPORTS: dict[str, str] = {
     "render_json": "report",
     "render_markdown": "report",
     "ReplayPlan": "replay",
+    "choose_servers": "replay_servers",
+    "recorded_servers": "replay_servers",
     "compare": "replay",
     "entry_from_record": "replay",
     "plan_replay": "replay",
     "workflow_from_record": "replay",
     # the trust boundary
     "EgressViolation": "egress",
+    "UNSAFE_CHARACTER": "egress",
     "guard": "egress",
+    "strict_egress": "egress",
     "sanitize": "safe_text",
     "sanitize_line": "safe_text",
+    "UrlView": "url_safety",
+    "view_url": "url_safety",
     # the completion audit
     "Audit": "audit",
     "AuditOptions": "audit",
@@ -204,8 +210,10 @@ if TYPE_CHECKING:
     from rea_tui.host.connection import Connection as Connection
     from rea_tui.host.discovery import discover as discover
     from rea_tui.host.discovery import find_server as find_server
+    from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
     from rea_tui.host.egress import EgressViolation as EgressViolation
     from rea_tui.host.egress import guard as guard
+    from rea_tui.host.egress import strict_egress as strict_egress
     from rea_tui.host.errors import AuthorizationRequired as AuthorizationRequired
     from rea_tui.host.errors import FieldDiagnostic as FieldDiagnostic
     from rea_tui.host.errors import HostError as HostError
@@ -264,6 +272,8 @@ if TYPE_CHECKING:
     from rea_tui.host.replay import entry_from_record as entry_from_record
     from rea_tui.host.replay import plan_replay as plan_replay
     from rea_tui.host.replay import workflow_from_record as workflow_from_record
+    from rea_tui.host.replay_servers import choose_servers as choose_servers
+    from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
     from rea_tui.host.safe_text import DEFAULT_LIMIT as DEFAULT_LIMIT
@@ -291,5 +301,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize
     from rea_tui.host.transport import start_server_process as start_server_process
+    from rea_tui.host.url_safety import UrlView as UrlView
+    from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
     from rea_tui.host.workflow import render_prompt as render_prompt

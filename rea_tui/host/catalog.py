@@ -66,7 +66,8 @@ class PromptCatalog(Catalog[Prompt]):
         super().__init__(connection, parse_prompt)
 
     def get(self, name: str) -> Prompt | None:
-        return next((p for p in self.items if p.name == name), None)
+        """By the name shown, or the name as the server sent it (a script may give either)."""
+        return next((p for p in self.items if name in (p.name, p.wire)), None)
 
 
 class ToolCatalog(Catalog[Tool]):
@@ -76,7 +77,8 @@ class ToolCatalog(Catalog[Tool]):
         super().__init__(connection, parse_tool)
 
     def get(self, name: str) -> Tool | None:
-        return next((t for t in self.items if t.name == name), None)
+        """By the name shown, or the name as the server sent it (a script may give either)."""
+        return next((t for t in self.items if name in (t.name, t.wire)), None)
 
     @property
     def names(self) -> list[str]:
@@ -97,11 +99,16 @@ class TemplateCatalog(Catalog[ResourceTemplate]):
         super().__init__(connection, parse_resource_template)
 
     def get(self, uri_template: str) -> ResourceTemplate | None:
-        return next((t for t in self.items if t.uri_template == uri_template), None)
+        return next((t for t in self.items if uri_template in (t.uri_template, t.wire)), None)
 
 
 class ServerCatalogs:
-    """The four catalogs of one connection, refreshed together and on list_changed."""
+    """The four catalogs of one connection, refreshed together and on list_changed.
+
+    They also turn what the analyst sees (display-safe names) back into what the
+    server sent (`wire_*`), for the requests that name a prompt, a template or
+    their arguments.
+    """
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -132,3 +139,15 @@ class ServerCatalogs:
             await self.resources.refresh()
             await self.templates.refresh()
         return True
+
+    def wire_names(self, kind: str, name: str) -> tuple[str, dict[str, str]]:
+        """A prompt's (or template's) name as the server sent it, and its argument names the same way."""
+        if kind == "prompt":
+            prompt = self.prompts.get(name)
+            if prompt is not None:
+                return prompt.wire, {a.name: a.wire for a in prompt.arguments}
+        else:
+            template = self.templates.get(name)
+            if template is not None and len(template.variables) == len(template.wire_variables):
+                return template.wire, dict(zip(template.variables, template.wire_variables, strict=True))
+        return name, {}

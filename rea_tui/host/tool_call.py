@@ -25,12 +25,14 @@ from rea_tui.host.errors import (
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, Progress
 from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
+from rea_tui.host.safe_text import sanitize_line
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
     from rea_tui.host.hosted import HostedServer
 
 ProgressListener = Callable[[EvidenceEntry], None]
+SCHEMA_MESSAGE_LIMIT = 1_000
 
 
 def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
@@ -61,7 +63,9 @@ def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any])
     entry.structured = result.get("structuredContent")
     entry.outcome = "tool_error" if result.get("isError") is True else "ok"
     entry.result_size = len(json.dumps(result, default=str))
-    entry.schema_check = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
+    # The validator quotes the server's values in its messages: made safe like all server text.
+    checked = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
+    entry.schema_check = sanitize_line(checked, SCHEMA_MESSAGE_LIMIT)
     entry.narrowing = detect_narrowing(entry.structured, entry.content)
 
 
@@ -116,7 +120,7 @@ async def run_tool_call(
     try:
         result = await connection.request_interactive(
             "tools/call",
-            {"name": tool_name, "arguments": arguments},
+            {"name": tool.wire if tool is not None else tool_name, "arguments": arguments},
             timeout=timeout,
             on_progress=progress_callback,
         )

@@ -16,12 +16,13 @@ ARGUMENT_DESCRIPTION_LIMIT = 300
 
 
 def prompt_json(prompt: Prompt) -> dict[str, Any]:
+    """Machine output: names as the server sent them (JSON escapes them), text as the host keeps it."""
     return {
-        "name": prompt.name,
+        "name": prompt.wire,
         "title": prompt.title,
         "description": prompt.description,
         "arguments": [
-            {"name": a.name, "title": a.title, "description": a.description, "required": a.required}
+            {"name": a.wire, "title": a.title, "description": a.description, "required": a.required}
             for a in prompt.arguments
         ],
     }

@@ -30,11 +30,11 @@ async def list_body(context: Context, hosted: HostedServer) -> int:
         out.json(
             {
                 "resources": [
-                    {"uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type}
+                    {"uri": r.wire, "name": r.name, "description": r.description, "mimeType": r.mime_type}
                     for r in resources
                 ],
                 "resourceTemplates": [
-                    {"uriTemplate": t.uri_template, "name": t.name, "description": t.description} for t in templates
+                    {"uriTemplate": t.wire, "name": t.name, "description": t.description} for t in templates
                 ],
             }
         )

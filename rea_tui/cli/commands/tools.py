@@ -17,7 +17,7 @@ DESCRIPTION_LIMIT = 300
 
 def tool_json(tool: Tool) -> dict[str, Any]:
     return {
-        "name": tool.name,
+        "name": tool.wire,
         "title": tool.title,
         "description": tool.description,
         "inputSchema": tool.input_schema,

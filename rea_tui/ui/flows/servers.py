@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,7 @@ from rea_tui.ui.messages import (
 )
 from rea_tui.ui.runtime import settle_heap
 from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.toasts import ToastThrottle
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
 
@@ -24,11 +27,14 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from rea_tui.host import HostedServer, HostEvent, Session
+    from rea_tui.ui.flows.dialogs import QuestionQueue
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
 
 CONNECT_GROUP = "connect"
 REFRESH_GROUP = "catalogs"
+# However often a server says its lists changed, they are fetched again at most this often (seconds).
+REFRESH_INTERVAL = 0.5
 # How much of a failure (message and stderr tail) the form shows.
 FAILURE_TEXT_LIMIT = 6_000
 # Log levels shown as a toast (the rest only in the protocol log).
@@ -52,6 +58,12 @@ class ServerFlow(Flow):
         self.prefill = prefill
         # Why each server that is down went down (shown under "f5 to retry").
         self.failures: dict[str, str] = {}
+        # Every server's questions to the analyst, in one queue (one dialog at a time).
+        self.questions: QuestionQueue | None = None
+        self.toasts: ToastThrottle | None = None
+        # list_changed storms: what each server still has to refresh, and which servers are refreshing.
+        self._stale: dict[str, dict[str, HostEvent]] = {}
+        self._refreshing: set[str] = set()
 
     @property
     def tree(self) -> ServerTree:
@@ -72,9 +84,11 @@ class ServerFlow(Flow):
         self.screen.post_message(HostEventReceived(event))
 
     def _server_created(self, hosted: HostedServer) -> None:
-        from rea_tui.ui.flows.dialogs import install_interaction_handlers
+        from rea_tui.ui.flows.dialogs import QuestionQueue, install_interaction_handlers
 
-        install_interaction_handlers(self.screen.app, hosted.connection, self.session.recorder, self.prefill)
+        if self.questions is None:
+            self.questions = QuestionQueue(self.screen.app)
+        install_interaction_handlers(self.questions, hosted.connection, self.session.recorder, self.prefill)
 
     def connecting(self, name: str) -> bool:
         return bool(self.jobs(CONNECT_GROUP, name))
@@ -156,22 +170,39 @@ class ServerFlow(Flow):
                 app, f"{event.server} exited (code {event.exit_code}). f5 reconnects.", severity="error", timeout=8
             )
         elif isinstance(event, BadOutputReceived):
-            notify_plain(app, event.message, title="Server output problem", severity="warning")
+            self.toast(f"bad-output {event.server}", event.message, title=f"{event.server}: output problem")
         elif isinstance(event, LogMessageReceived) and event.level in TOAST_LEVELS:
-            notify_plain(app, event.data, title=f"{event.server} log", severity="warning")
+            self.toast(f"log {event.server}", event.data, title=f"{event.server} log")
+
+    def toast(self, key: str, message: object, *, title: str) -> None:
+        if self.toasts is None:
+            self.toasts = ToastThrottle(self.screen.app)
+        self.toasts.notify(key, message, title=title)
 
     def refresh(self, name: str, event: HostEvent) -> None:
-        async def refresh() -> None:
-            from rea_tui.host import HostError
+        """Refresh what a list change names; a storm of them costs a few refreshes a second, not one each."""
+        kind = getattr(event, "kind", "")
+        self._stale.setdefault(name, {})[kind] = event
+        if name not in self._refreshing:
+            self._refreshing.add(name)
+            self.run_job(self._refresh(name), REFRESH_GROUP, name)
 
-            try:
-                withdrawn = await self.session.refresh(name, event)
-            except HostError as exc:
-                notify_plain(self.screen.app, exc.describe(), title="Refreshing the lists failed", severity="warning")
-                return
-            self.screen.post_message(CatalogsRefreshed(name, withdrawn))
+    async def _refresh(self, name: str) -> None:
+        from rea_tui.host import HostError
 
-        self.run_job(refresh(), REFRESH_GROUP, name)
+        try:
+            while self._stale.get(name):
+                started = time.monotonic()
+                withdrawn: list[str] = []
+                for event in self._stale.pop(name).values():
+                    try:
+                        withdrawn += await self.session.refresh(name, event)
+                    except HostError as exc:
+                        self.toast(f"refresh {name}", exc.describe(), title="Refreshing the lists failed")
+                self.screen.post_message(CatalogsRefreshed(name, withdrawn))
+                await asyncio.sleep(max(REFRESH_INTERVAL - (time.monotonic() - started), 0.0))
+        finally:
+            self._refreshing.discard(name)
 
     def refreshed(self, name: str, withdrawn: list[str]) -> None:
         hosted = self.session.hosted(name)

@@ -75,29 +75,42 @@ class MainScreen(Screen[None]):
     """Prompts on the left, the form in the centre, workflow and evidence on the right."""
 
     # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
+    # Each has an alt+ twin: a browser keeps ctrl+n/t/w/r/l/p/s, f5 and f6 for itself (`rea-tui web`).
     BINDINGS: ClassVar[list[BindingType]] = [
         # In footer order: what the narrow layout's footer must still show comes first.
-        Binding("ctrl+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"),
-        Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Move to the next pane (narrow: show it)"),
-        Binding("ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"),
-        Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
         Binding(
-            "f7", "toggle_view", "JSON", id="toggle-view", tooltip="The evidence as listing and tables, or as JSON"
+            "ctrl+r,alt+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"
         ),
-        Binding("f8", "zoom", "Zoom", id="zoom", tooltip="Widen the evidence detail to the whole screen, and back"),
-        Binding("escape", "unzoom", "Unzoom", id="unzoom", show=False, tooltip="Back from the widened evidence"),
-        Binding("ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
-        Binding("f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
         Binding(
-            "ctrl+t",
+            "f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Move to the next pane (narrow: show it)"
+        ),
+        Binding(
+            "ctrl+g,alt+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
+        ),
+        Binding("ctrl+n,alt+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding(
+            "f7,alt+j",
+            "toggle_view",
+            "JSON",
+            id="toggle-view",
+            tooltip="The evidence as listing and tables, or as JSON",
+        ),
+        Binding(
+            "f8,alt+z", "zoom", "Zoom", id="zoom", tooltip="Widen the evidence detail to the whole screen, and back"
+        ),
+        Binding("escape", "unzoom", "Unzoom", id="unzoom", show=False, tooltip="Back from the widened evidence"),
+        Binding("ctrl+b,alt+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
+        Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
+        Binding(
+            "ctrl+t,alt+t",
             "export_report",
             "Report",
             id="export-report",
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
-        Binding("ctrl+l", "protocol_log", "Log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
+        Binding("ctrl+l,alt+l", "protocol_log", "Log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(
-            "ctrl+o",
+            "ctrl+o,alt+o",
             "completion_inspector",
             "Completions",
             id="completion-inspector",
