@@ -104,6 +104,7 @@ _EXPORTS: dict[str, str] = {
     "TranscriptWriter": "transcript",
     "list_transcripts": "transcript",
     "new_transcript_path": "transcript",
+    "prune_transcripts": "transcript",
     "read_transcript": "transcript",
     "sessions_dir": "transcript",
     "summarize": "transcript",
@@ -297,6 +298,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import TranscriptWriter as TranscriptWriter
     from rea_tui.host.transcript import list_transcripts as list_transcripts
     from rea_tui.host.transcript import new_transcript_path as new_transcript_path
+    from rea_tui.host.transcript import prune_transcripts as prune_transcripts
     from rea_tui.host.transcript import read_transcript as read_transcript
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize

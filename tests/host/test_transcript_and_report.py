@@ -12,6 +12,7 @@ from rea_tui.host.markdown_text import md_cell, md_inline, md_span
 from rea_tui.host.report import md_code, md_text, render_json, render_markdown
 from rea_tui.host.transcript import (
     REDACTED,
+    SessionRecorder,
     TranscriptWriter,
     read_transcript,
     redact_content,
@@ -31,6 +32,28 @@ def test_every_event_is_on_disk_when_write_returns(tmp_path: Path) -> None:
     assert [json.loads(line)["type"] for line in lines] == ["session", "note"]
     assert json.loads(lines[1])["kind"] == "observation"
     writer.close()
+
+
+def test_a_transcript_starts_with_the_first_event_worth_keeping(tmp_path: Path) -> None:
+    """Starting and connecting alone leave no file; the first prompt, call or note writes them all."""
+    quiet = tmp_path / "quiet.jsonl"
+    recorder = SessionRecorder(TranscriptWriter(quiet))
+    recorder.writer.write("server", name="rea")
+    recorder.server_failed("other", "exited")
+    recorder.close()
+    assert not quiet.exists()
+
+    busy = tmp_path / "busy.jsonl"
+    recorder = SessionRecorder(TranscriptWriter(busy))
+    recorder.writer.write("server", name="rea")
+    assert not busy.exists()
+    recorder.prompt_selected("rea", "investigate_feature")
+    events = read_transcript(busy).events
+    assert [e["type"] for e in events] == ["session", "server", "prompt_selected"]
+    # Held events keep their own order and time.
+    assert [e["seq"] for e in events] == [1, 2, 3] and events[0]["time"] <= events[2]["time"]
+    recorder.close()
+    assert [e["type"] for e in read_transcript(busy).events][-1] == "session_end"
 
 
 def test_secrets_never_reach_the_file(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def options_of(screen: Any) -> list[str]:
 
 def footer(app: ReaApp) -> str:
     """The footer line: the keys of the screen, then the palette's."""
-    return next(line for line in screen_text(app).splitlines() if "palette" in line)
+    return next(line for line in screen_text(app).splitlines() if "Quit" in line)
 
 
 def sent_procedures(app: ReaApp) -> list[object]:

@@ -13,7 +13,7 @@ from rea_tui.host.config import ServerSpec
 from rea_tui.host.replay import plan_replay
 from rea_tui.host.transcript import read_transcript
 from rea_tui.ui.app import ReaApp
-from rea_tui.ui.messages import NodeRef
+from rea_tui.ui.messages import NodeRef, StepChosen
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import WorkflowView
@@ -171,6 +171,23 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
         assert offline.session.names == []
         assert "replay (offline, read-only)" in screen_text(offline)
         assert offline.session.recorder.path is None
+        # Keys that would need a server are not offered; the notes are shown, and nothing takes a new one.
+        await pilot.pause(0.2)
+        footer = next(line for line in screen_text(offline).splitlines() if "Quit" in line)
+        for hidden in ("Render", "Reconnect", "Log", "Completions"):
+            assert hidden not in footer, hidden
+        assert "Notes" in footer and "Report" in footer
+        await pilot.press("ctrl+n")
+        await on_screen(pilot, offline, "NotesScreen")
+        assert not offline.screen.query("#note-text") and not offline.screen.query("#note-add")
+        assert "Read-only" in screen_text(offline)
+        await pilot.press("delete")
+        assert len(offline.session.notebook.notes) == 3
+        await pilot.press("escape")
+        # A recorded step does not open a tool form: nothing would run it.
+        offline.main.query_one(WorkflowView).post_message(StepChosen("rea", "inspect_procedure"))
+        await pilot.pause(0.2)
+        assert type(offline.screen).__name__ == "MainScreen"
 
     # Online against a server whose data changed (another seed): every call stops at its approval,
     # and where the new result differs, the entry says how.
@@ -222,3 +239,23 @@ asyncio.run(main())
     assert transcript.events[-1]["text"] == "also written"
     assert not transcript.truncated
     assert os.path.getsize(path) > 0
+
+
+async def test_a_session_in_which_nothing_happens_leaves_no_transcript(tmp_path: Path) -> None:
+    """Connecting is not enough; choosing a prompt is: the transcript then starts, with the connection in it."""
+    quiet = tmp_path / "quiet.jsonl"
+    app = make_app([reference()], transcript=quiet)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+q")
+    assert not quiet.exists()
+
+    busy = tmp_path / "busy.jsonl"
+    app = make_app([reference()], transcript=busy)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        assert not busy.exists()
+        app.main.query_one(ServerTree).select_ref(NodeRef("prompt", "rea", "investigate_feature"))
+        await wait_for(pilot, busy.exists, what="the transcript")
+        await pilot.press("ctrl+q")
+    assert [e["type"] for e in read_transcript(busy).events] == ["session", "server", "prompt_selected", "session_end"]

@@ -452,6 +452,9 @@ class MainScreen(Screen[None]):
 
     @on(StepChosen)
     def _step_chosen(self, message: StepChosen) -> None:
+        if self.offline:
+            self.notify("An offline replay runs nothing: replay the session online to run its steps again.")
+            return
         self.calls.open(message.server, message.tool)
 
     def on_tool_call_finished(self, message: ToolCallFinished) -> None:
@@ -462,6 +465,9 @@ class MainScreen(Screen[None]):
 
     @on(EvidenceDetail.AnswerRequested)
     def _answer_requested(self, message: EvidenceDetail.AnswerRequested) -> None:
+        if self.offline:
+            self.notify("An offline replay shows the recorded question; it asks nothing.")
+            return
         self.calls.answer_narrowing(message.entry_id)
 
     def action_cancel_call(self) -> None:
