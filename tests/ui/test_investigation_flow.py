@@ -285,3 +285,24 @@ async def test_rendering_moves_to_the_workflow_without_taking_the_focus_wide() -
         await render(pilot)
         # Wide, the workflow shows beside the form: the cursor stays where the analyst was.
         assert isinstance(app.focused, ArgumentInput)
+
+
+# ---------------------------------------------------------------- names and space
+
+
+async def test_at_160_columns_labels_keep_their_marks_and_the_server_shows_its_whole_command() -> None:
+    app = make_app([reference_spec()], transcript=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        shown = screen_text(app)
+        # Long titles give way; their argument counts and required marks do not.
+        assert "8 args, 2*" in shown and "4 args, 1*" in shown and "Compare application" in shown
+        assert "ready · 2026-07-28" in shown
+        header = next(line for line in shown.splitlines() if "rea-tui" in line)
+        assert "target: synthetic:2000:0 (synthetic)" in header and header.index("target") < header.index("prompts")
+        tree = app.main.query_one(ServerTree)
+        tree.select_ref(NodeRef("server", SERVER, SERVER))
+        await wait_for(pilot, lambda: "started as" in screen_text(app), "the server's details")
+        details = str(app.main.query_one("#form-message", Static).render())
+        assert "-m rea_tui.server --synthetic 2000 --seed 0" in details
+        assert "target synthetic:2000:0" in details

@@ -14,7 +14,7 @@ detail to the whole screen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ListView, Tab, Tabs, Tree
+from textual.widgets import Footer, Input, Tab, Tabs, Tree
 
 from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.flows.form import FormFlow
@@ -47,10 +47,11 @@ from rea_tui.ui.messages import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from rea_tui.ui.screens.panes import PANE_IDS, PANES, Pane, focus_target, pane_of
 from rea_tui.ui.text import notify_plain
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
-from rea_tui.ui.widgets.evidence_pane import EntryList, EvidenceDetail, EvidencePane
-from rea_tui.ui.widgets.header import ServerHeader
+from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
+from rea_tui.ui.widgets.header import ServerHeader, server_details
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 
@@ -62,10 +63,6 @@ if TYPE_CHECKING:
 
 # Under this many columns, one pane shows at a time (with tabs).
 NARROW_WIDTH = 120
-Pane = Literal["prompts", "form", "workflow", "evidence"]
-PANES: tuple[Pane, ...] = ("prompts", "form", "workflow", "evidence")
-# The container of each pane (its border shows where the focus is).
-PANE_IDS: dict[str, Pane] = {"sidebar": "prompts", "form": "form", "workflow": "workflow", "evidence": "evidence"}
 RESOURCE_GROUP = "resource"
 # Keys that do nothing in an offline replay (there is no server), hidden there.
 ONLINE_ACTIONS = ("render", "reconnect", "cancel_call", "protocol_log", "completion_inspector")
@@ -206,13 +203,7 @@ class MainScreen(Screen[None]):
             tabs.active = f"tab-{self.pane}"
 
     def pane_of(self, widget: Widget | None) -> Pane | None:
-        """The pane a widget is in."""
-        node = widget
-        while node is not None and node is not self:
-            if node.id in PANE_IDS:
-                return PANE_IDS[node.id]
-            node = node.parent  # type: ignore[assignment]
-        return None
+        return pane_of(self, widget)
 
     def show_pane(self, pane: Pane, *, focus: bool = False) -> None:
         """Move to `pane`: with `focus` (f6, a tab) the focus goes into it. Narrow, the pane is shown and always
@@ -230,20 +221,7 @@ class MainScreen(Screen[None]):
         """Put the focus on the pane's main widget: the tree, a field, the steps, the evidence list.
 
         False when the pane has nothing to focus yet (no prompt chosen, nothing rendered)."""
-        target: Widget | None
-        if pane == "prompts":
-            target = self.query_one(ServerTree)
-        elif pane == "form":
-            form = self.query_one(ArgumentForm)
-            target = form.first_empty_field() or self.query_one("#render-button")
-        elif pane == "workflow":
-            steps = self.query_one("#workflow-steps", ListView)
-            target = steps if steps.children else self.query_one("#workflow-scroll")
-            if steps.children and steps.index is None:
-                steps.index = 0  # enter opens the first step
-        else:
-            entries = self.query_one(EntryList)
-            target = entries if entries.option_count else self.query_one("#evidence-filter", Input)
+        target = focus_target(self, pane)
         if target is not None and target.focusable:
             target.focus()
             return True
@@ -332,6 +310,10 @@ class MainScreen(Screen[None]):
         if self.active_server is not None:
             self.servers.connect(self.active_server)
 
+    async def show_server_details(self, name: str) -> None:
+        """In the form pane: the server's whole command (the sidebar shows its short name), protocol and target."""
+        await self.query_one(ArgumentForm).clear(*server_details(self.session.state(name)))
+
     def update_header(self) -> None:
         if self.active_server is None:
             return
@@ -363,6 +345,9 @@ class MainScreen(Screen[None]):
         state = self.session.state(ref.server)
         if state.status in ("failed", "exited") and ref.kind == "server":
             await self.servers.show_failure(ref.server)
+            return
+        if ref.kind == "server" and self.query_one(ArgumentForm).target is None:
+            await self.show_server_details(ref.server)
             return
         if state.status != "ready":
             return

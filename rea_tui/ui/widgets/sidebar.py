@@ -1,9 +1,14 @@
-"""The left column: servers, and under each its prompts, tools, resources and templates."""
+"""The left column: servers, and under each its prompts, tools, resources and templates.
+
+A label that does not fit gives way at its name, never at its tail: a server's
+status and a prompt's argument count and required marks stay whole.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -17,39 +22,65 @@ if TYPE_CHECKING:
 STATUS_STYLES = {"connecting": "yellow", "ready": "green", "failed": "red", "exited": "red", "closed": "dim"}
 
 
-def prompt_label(prompt: Prompt) -> Text:
+def prompt_tail(prompt: Prompt) -> Text:
+    """`  6 args, 1*`: what a prompt's label must never lose."""
     required = len(prompt.required_arguments)
     count = len(prompt.arguments)
-    label = plain_line(prompt.label, 80)
     detail = f"  {count} arg{'s' if count != 1 else ''}"
     if required:
         detail += f", {required}*"
-    label.append(detail, style="dim")
-    return label
+    return Text(detail, style="dim")
+
+
+def fit(head: Text, tail: Text, width: int) -> Text:
+    """`head` cut with an ellipsis so `head + tail` fits `width` cells; the tail is kept whole."""
+    room = width - tail.cell_len
+    if head.cell_len > room:
+        head = head.copy()
+        head.truncate(max(room, 1), overflow="ellipsis")
+    return join(head, tail)
 
 
 class ServerTree(Tree[NodeRef]):
     """One subtree per server; rebuilt from its catalogs, keeping the selection."""
 
     def __init__(self, *, id: str | None = None) -> None:
+        # Per node: the label's part that stays whole (status, argument counts); the node's label is the rest.
+        self._tails: dict[int, Text] = {}
         super().__init__(Text("servers"), id=id)
         self.show_root = False
         self.guide_depth = 2
+
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        tail = self._tails.get(node.id)
+        label = super().render_label(node, base_style, style)
+        if tail is None:
+            return label
+        width = self.scrollable_content_region.width - self._depth(node) * self.guide_depth
+        styled = tail.copy()
+        styled.stylize(style)
+        return fit(label, styled, width) if width > styled.cell_len else join(label, styled)
+
+    @staticmethod
+    def _depth(node: TreeNode[NodeRef]) -> int:
+        """Levels above the node, the hidden root left out (its guides' width is this times guide_depth)."""
+        depth, parent = 0, node.parent
+        while parent is not None and parent.parent is not None:
+            depth, parent = depth + 1, parent.parent
+        return depth
 
     def server_node(self, server: str) -> TreeNode[NodeRef] | None:
         return next((n for n in self.root.children if n.data is not None and n.data.name == server), None)
 
     def set_server(self, server: str, status: str, detail: str = "") -> TreeNode[NodeRef]:
-        label = join(
-            Text("● ", style=STATUS_STYLES.get(status, "")),
-            plain_line(server, 60, style="bold"),
-            Text(f"  {status}{' · ' + detail if detail else ''}", style="dim"),
-        )
+        label = join(Text("● ", style=STATUS_STYLES.get(status, "")), plain_line(server, 60, style="bold"))
+        tail = Text(f"  {status}{' · ' + detail if detail else ''}", style="dim")
         node = self.server_node(server)
         if node is None:
             node = self.root.add(label, data=NodeRef("server", server, server), expand=True)
         else:
             node.set_label(label)
+        self._tails[node.id] = tail
         return node
 
     def fill_server(self, server: str, catalogs: ServerCatalogs) -> None:
@@ -58,11 +89,16 @@ class ServerTree(Tree[NodeRef]):
         if node is None:
             return
         selected = self.cursor_node.data if self.cursor_node is not None else None
+        stack = list(node.children)
+        while stack:
+            child = stack.pop()
+            self._tails.pop(child.id, None)
+            stack.extend(child.children)
         node.remove_children()
         sections: list[tuple[str, list[tuple[Text, NodeRef]]]] = [
             (
                 "Prompts",
-                [(prompt_label(p), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
+                [(plain_line(p.label, 80), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
             ),
             (
                 "Tools",
@@ -92,7 +128,10 @@ class ServerTree(Tree[NodeRef]):
                 expand=title == "Prompts",
             )
             for label, ref in items:
-                section.add_leaf(label, data=ref)
+                leaf = section.add_leaf(label, data=ref)
+                prompt = catalogs.prompts.get(ref.name) if ref.kind == "prompt" else None
+                if prompt is not None:
+                    self._tails[leaf.id] = prompt_tail(prompt)
         node.expand()
         if selected is not None:
             self.select_ref(selected, move_only=True)
