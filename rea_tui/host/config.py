@@ -333,14 +333,17 @@ def short_server_name(command: str, args: tuple[str, ...]) -> str:
 
     `rea server --synthetic 2000` -> `rea (synthetic 2000)`;
     `npx -y @modelcontextprotocol/server-everything` -> `server-everything`;
-    `python -m rea_tui.server --target /bin/ls` -> `rea_tui.server (target ls)`.
+    `python -m rea_tui.server --target /bin/ls` -> `rea_tui (target ls)`.
     """
     program = Path(command).name
     rest = list(args)
     if _RUNNERS.fullmatch(program):
         for index, word in enumerate(rest):
             if word == "-m" and index + 1 < len(rest):
-                program, rest = rest[index + 1], rest[index + 2 :]
+                # `-m rea_tui.server`: the package says more than a generic last part.
+                module = rest[index + 1].split(".")
+                generic = len(module) > 1 and module[-1] in _GENERIC_SCRIPTS
+                program, rest = ".".join(module[:-1] if generic else module), rest[index + 2 :]
                 break
             if word.startswith("-") or word in _RUNNER_WORDS:
                 continue

@@ -74,7 +74,9 @@ class ServerTree(Tree[NodeRef]):
 
     def set_server(self, server: str, status: str, detail: str = "") -> TreeNode[NodeRef]:
         label = join(Text("● ", style=STATUS_STYLES.get(status, "")), plain_line(server, 60, style="bold"))
-        tail = Text(f"  {status}{' · ' + detail if detail else ''}", style="dim")
+        # Ready says enough (the header and the server's details give the protocol); trouble gives its detail.
+        shown = detail if detail and status != "ready" else ""
+        tail = Text(f"  {status}{' · ' + shown if shown else ''}", style="dim")
         node = self.server_node(server)
         if node is None:
             node = self.root.add(label, data=NodeRef("server", server, server), expand=True)
