@@ -24,7 +24,7 @@ TREE_CHILD_LIMIT = 200
 BYTES_SHOWN = 16
 MNEMONIC_WIDTH = 7
 CELL_LIMIT = 300
-# A column no wider than this keeps its whole width (IDs, addresses, sections); wider ones give way first.
+# A column no wider than this keeps its whole width (IDs, addresses, sections); wider ones wrap to make room.
 SHORT_COLUMN = 12
 
 
@@ -55,12 +55,14 @@ def table_renderable(table: ResultTable) -> RichTable:
     rendered = RichTable(box=box.SIMPLE_HEAD, pad_edge=False, expand=False, show_edge=False)
     for index, column in enumerate(table.columns):
         width = max([len(column), *(len(row[index]) for row in table.rows if index < len(row))])
+        short = width <= SHORT_COLUMN
         rendered.add_column(
             plain_line(column, 40),
             justify="right" if index in table.numeric else "left",
-            no_wrap=True,
+            # Rich narrows wrapping columns first; the short ones keep their width.
+            no_wrap=short,
             overflow="ellipsis",
-            min_width=width if width <= SHORT_COLUMN else None,
+            min_width=width if short else None,
         )
     for row in table.rows:
         rendered.add_row(*(plain_line(cell, CELL_LIMIT) for cell in row))
