@@ -28,6 +28,8 @@ SHOTS: dict[str, scenarios.Scenario] = {
     "dropdown_has_more": scenarios.dropdown_has_more,
     "workflow_and_evidence": scenarios.workflow_and_evidence,
     "narrowing_picker": scenarios.narrowing_picker,
+    "evidence_listing": scenarios.evidence_listing,
+    "evidence_tables": scenarios.evidence_tables,
     "protocol_log": scenarios.protocol_log,
     "completion_inspector": scenarios.completion_inspector,
 }

@@ -72,7 +72,12 @@ _EXPORTS: dict[str, str] = {
     "EvidenceEntry": "evidence",
     "EvidenceLedger": "evidence",
     "OUTCOME_LABELS": "evidence",
+    "DisassemblyListing": "evidence_views",
+    "ResultTable": "evidence_views",
+    "ResultView": "evidence_views",
+    "result_views": "evidence_views",
     "run_tool_call": "tool_call",
+    "MAX_CANDIDATES": "narrowing",
     "NarrowingCandidate": "narrowing",
     "NarrowingQuestion": "narrowing",
     "concerned_argument": "narrowing",
@@ -108,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "TranscriptWriter": "transcript",
     "list_transcripts": "transcript",
     "new_transcript_path": "transcript",
+    "prune_transcripts": "transcript",
     "read_transcript": "transcript",
     "sessions_dir": "transcript",
     "summarize": "transcript",
@@ -234,6 +240,10 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
+    from rea_tui.host.evidence_views import DisassemblyListing as DisassemblyListing
+    from rea_tui.host.evidence_views import ResultTable as ResultTable
+    from rea_tui.host.evidence_views import ResultView as ResultView
+    from rea_tui.host.evidence_views import result_views as result_views
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus
     from rea_tui.host.interaction import ElicitationAnswer as ElicitationAnswer
@@ -255,6 +265,7 @@ if TYPE_CHECKING:
     from rea_tui.host.models import block_json as block_json
     from rea_tui.host.models import block_text as block_text
     from rea_tui.host.models import parse_resource_contents as parse_resource_contents
+    from rea_tui.host.narrowing import MAX_CANDIDATES as MAX_CANDIDATES
     from rea_tui.host.narrowing import NarrowingCandidate as NarrowingCandidate
     from rea_tui.host.narrowing import NarrowingQuestion as NarrowingQuestion
     from rea_tui.host.narrowing import concerned_argument as concerned_argument
@@ -305,6 +316,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import TranscriptWriter as TranscriptWriter
     from rea_tui.host.transcript import list_transcripts as list_transcripts
     from rea_tui.host.transcript import new_transcript_path as new_transcript_path
+    from rea_tui.host.transcript import prune_transcripts as prune_transcripts
     from rea_tui.host.transcript import read_transcript as read_transcript
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize

@@ -292,6 +292,71 @@ class ServerSelection:
     protocol: ProtocolChoice | None = None
 
 
+# Programs that start the program that matters (npx PACKAGE, python -m MODULE, uv run SCRIPT...).
+_RUNNERS = re.compile(r"(npx|bunx|uvx|pipx|pnpx|uv|node|nodejs|deno|bun|pnpm|yarn|docker|python[\d.]*|pypy[\d.]*)")
+# Words a runner takes before the program (uv run, pipx run, pnpm dlx, docker run, deno run...).
+_RUNNER_WORDS = frozenset({"run", "exec", "dlx", "x", "tool", "--"})
+# Script names that say nothing: their folder says more (dist/index.js -> dist).
+_GENERIC_SCRIPTS = frozenset({"index", "main", "server", "cli", "__main__", "app"})
+SHORT_DETAIL_LIMIT = 30
+
+
+def _program_name(word: str) -> str:
+    """`@scope/server-everything@1.2` -> `server-everything`; `build/server/index.js` -> `server`."""
+    if word.startswith("@"):
+        word = word[1:]
+    word = word.split("@", 1)[0] or word
+    path = Path(word)
+    stem = path.stem if path.suffix in (".js", ".mjs", ".cjs", ".ts", ".py") else path.name
+    if stem in _GENERIC_SCRIPTS and path.parent.name not in ("", "."):
+        return path.parent.name
+    return stem or word
+
+
+def _last_meaningful(args: list[str]) -> str:
+    """The last option with its value (`--synthetic 2000` -> `synthetic 2000`), else the last word."""
+    if not args:
+        return ""
+    last = args[-1]
+    if last.startswith("-"):
+        name, _, value = last.lstrip("-").partition("=")
+        return f"{name} {Path(value).name}".strip() if value else name
+    before = args[-2] if len(args) > 1 else ""
+    value = Path(last).name if "/" in last else last
+    if before.startswith("-") and "=" not in before:
+        return f"{before.lstrip('-')} {value}"
+    return value
+
+
+def short_server_name(command: str, args: tuple[str, ...]) -> str:
+    """A stdio server's name for people: its program and its last meaningful argument.
+
+    `rea server --synthetic 2000` -> `rea (synthetic 2000)`;
+    `npx -y @modelcontextprotocol/server-everything` -> `server-everything`;
+    `python -m rea_tui.server --target /bin/ls` -> `rea_tui (target ls)`.
+    """
+    program = Path(command).name
+    rest = list(args)
+    if _RUNNERS.fullmatch(program):
+        for index, word in enumerate(rest):
+            if word == "-m" and index + 1 < len(rest):
+                # `-m rea_tui.server`: the package says more than a generic last part.
+                module = rest[index + 1].split(".")
+                generic = len(module) > 1 and module[-1] in _GENERIC_SCRIPTS
+                program, rest = ".".join(module[:-1] if generic else module), rest[index + 2 :]
+                break
+            if word.startswith("-") or word in _RUNNER_WORDS:
+                continue
+            program, rest = _program_name(word), rest[index + 1 :]
+            break
+        else:
+            rest = []
+    detail = _last_meaningful(rest)
+    if len(detail) > SHORT_DETAIL_LIMIT:
+        detail = detail[: SHORT_DETAIL_LIMIT - 1] + "…"
+    return f"{program} ({detail})" if detail else program
+
+
 # Finds a server by name elsewhere (other clients' configs): its spec and the file it came from.
 ServerFallback = Callable[[str, "InputResolver | None"], "tuple[ServerSpec, Path] | None"]
 
@@ -319,7 +384,7 @@ def resolve_servers(
         raise ConfigError("--header needs --url")
     if selection.stdio:
         command, *args = selection.stdio
-        name = Path(command).name + (" " + " ".join(args) if args else "")
+        name = short_server_name(command, tuple(args))
         return [ServerSpec(name=name, transport="stdio", command=command, args=tuple(args), **override)], None
     path = find_config(selection.config)
     if selection.server:

@@ -1,13 +1,19 @@
 """The evidence ledger: every tool call the analyst approved, with what came back.
 
-Entries are numbered E1, E2, ... per session and never removed; a narrowing
-conversation is a chain of entries (each round points at the one before).
+Each entry has a key, numbered E1, E2, ... per session (transcripts, narrowing
+chains and replays refer to entries by it), and a reference, the one ID the
+analyst sees and cites: the server's own evidence ID when its result carries
+one (REA's `structuredContent.evidence_id`, `E-0004`), qualified by a short
+server name when the session has several servers (`rea:E-0004`); the key
+otherwise. Entries are never removed; a narrowing conversation is a chain of
+entries (each round points at the one before).
 """
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,6 +34,12 @@ Outcome = Literal[
     "authorization_needed",
     "failed",
 ]
+# Where a result carries the server's own evidence ID (the REA convention).
+EVIDENCE_ID_KEY = "evidence_id"
+# A server's ID is shown and cited only when it is a short plain token (no spaces, markup or controls).
+_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+Qualifier = Callable[[str], "str | None"]
+
 OUTCOME_LABELS: dict[str, str] = {
     "running": "running",
     "ok": "ok",
@@ -82,6 +94,18 @@ class EvidenceEntry:
     # In a replay: the recorded entry this one repeats, and how the result differs (None: it matches).
     replay_of: str | None = None
     replay_diff: str | None = None
+    # The ID the analyst sees and cites (the key until a result names the server's own).
+    ref: str = ""
+    # What qualifies the server's IDs in a session of several servers (None: one server).
+    qualifier: str | None = None
+
+    def __post_init__(self) -> None:
+        self.ref = self.ref or self.id
+
+    @property
+    def server_evidence_id(self) -> str | None:
+        """The evidence ID the server gave this result, if it gave a usable one."""
+        return server_evidence_id(self.structured)
 
     @property
     def outcome_label(self) -> str:
@@ -98,6 +122,7 @@ class EvidenceEntry:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id,
+            "ref": self.ref,
             "server": self.server,
             "tool": self.tool,
             "arguments": self.arguments,
@@ -129,12 +154,38 @@ class EvidenceEntry:
         return data
 
 
+def server_evidence_id(structured: Any) -> str | None:
+    """`structuredContent.evidence_id` when it is a short plain token, else None."""
+    value = structured.get(EVIDENCE_ID_KEY) if isinstance(structured, dict) else None
+    return value if isinstance(value, str) and _SERVER_ID.fullmatch(value) else None
+
+
+def citation_qualifiers(servers: Iterable[str]) -> dict[str, str]:
+    """A short, distinct token per server name to qualify its evidence IDs (`rea` for "rea (bundled)")."""
+    names = list(dict.fromkeys(servers))
+    slugs = {name: re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-") or "server" for name in names}
+    words = {name: slug.split("-")[0] for name, slug in slugs.items()}
+    qualifiers: dict[str, str] = {}
+    for name in names:
+        word_taken = sum(1 for other in names if words[other] == words[name]) > 1
+        qualifier = slugs[name] if word_taken else words[name]
+        # Distinct names can still share a slug ("a b" and "a-b"): number the later ones.
+        taken = set(qualifiers.values())
+        candidate, number = qualifier, 2
+        while candidate in taken:
+            candidate, number = f"{qualifier}-{number}", number + 1
+        qualifiers[name] = candidate
+    return qualifiers
+
+
 class EvidenceLedger:
     """All evidence entries of a session, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, qualifier: Qualifier | None = None) -> None:
+        """`qualifier(server)`: the token that qualifies that server's IDs, or None (a one-server session)."""
         self.entries: list[EvidenceEntry] = []
         self.listeners: Listeners[EvidenceEntry] = Listeners()
+        self.qualifier = qualifier
 
     def subscribe(self, listener: Callable[[EvidenceEntry], None]) -> Unsubscribe:
         return self.listeners.subscribe(listener)
@@ -158,27 +209,48 @@ class EvidenceLedger:
             approval=approval,
             follows=follows,
             narrowing_round=(previous.narrowing_round + 1) if previous and previous.narrowing else 1,
+            qualifier=self.qualifier(server) if self.qualifier is not None else None,
         )
         self.entries.append(entry)
         self.changed(entry)
         return entry
 
     def restore(self, entry: EvidenceEntry) -> None:
-        """Put back an entry recorded in an earlier session, with its original id."""
+        """Put back an entry recorded in an earlier session, with its original key and reference."""
         self.entries.append(entry)
-        self.changed(entry)
-
-    def changed(self, entry: EvidenceEntry) -> None:
         self.listeners.emit(entry)
 
+    def changed(self, entry: EvidenceEntry) -> None:
+        if entry.finished and entry.ref == entry.id:
+            entry.ref = self._reference(entry)
+        self.listeners.emit(entry)
+
+    def _reference(self, entry: EvidenceEntry) -> str:
+        """The server's ID for a finished entry (qualified in a session of several servers), else its key."""
+        server_id = entry.server_evidence_id
+        if server_id is None:
+            return entry.id
+        ref = f"{entry.qualifier}:{server_id}" if entry.qualifier else server_id
+        # A restarted server numbers from the start again: an ID an earlier entry has keeps to that one.
+        return entry.id if self.find(ref) is not None else ref
+
     def get(self, entry_id: str | None) -> EvidenceEntry | None:
+        """The entry with this key (E1, E2...)."""
         return next((e for e in self.entries if e.id == entry_id), None)
+
+    def find(self, ref: str | None) -> EvidenceEntry | None:
+        """The entry the analyst cites as `ref` (the ID the ledger shows)."""
+        return next((e for e in self.entries if e.ref == ref), None)
 
     def ids(self) -> list[str]:
         return [e.id for e in self.entries]
 
+    def refs(self) -> list[str]:
+        """The IDs the analyst sees and cites, in order."""
+        return [e.ref for e in self.entries]
+
     def search(self, text: str) -> list[EvidenceEntry]:
-        """Entries whose id, tool, outcome, arguments or text contain `text` (case-insensitive)."""
+        """Entries whose ID, tool, outcome, arguments or text contain `text` (case-insensitive)."""
         needle = text.casefold().strip()
         if not needle:
             return list(self.entries)
@@ -186,7 +258,7 @@ class EvidenceLedger:
         for entry in self.entries:
             haystack = " ".join(
                 [
-                    entry.id,
+                    entry.ref,
                     entry.tool,
                     entry.outcome_label,
                     entry.server,

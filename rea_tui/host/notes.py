@@ -12,7 +12,10 @@ from rea_tui.host.observers import Listeners, Unsubscribe
 
 NoteKind = Literal["observation", "inference", "unknown"]
 NOTE_KINDS: tuple[NoteKind, ...] = ("observation", "inference", "unknown")
-_CITATION = re.compile(r"\bE\d+\b")
+# An evidence ID written inline: the host's E3, a server's E-0004, either qualified by a server (rea:E-0004).
+_CITATION = re.compile(r"(?<![\w.:-])(?:[a-z0-9][a-z0-9._-]*:)?E-?\d+(?![\w-])")
+# Any word, for IDs of other shapes the ledger knows (trailing punctuation is not part of it).
+_WORD = re.compile(r"[\w.:-]*[\w]")
 
 
 @dataclass
@@ -33,9 +36,13 @@ class Note:
         }
 
 
-def citations_in(text: str) -> list[str]:
-    """Evidence ids written inline (`E3`), in order, without repeats."""
-    return list(dict.fromkeys(_CITATION.findall(text)))
+def citations_in(text: str, known_ids: Iterable[str] = ()) -> list[str]:
+    """Evidence IDs written inline (`E-0004`, `rea:E-0004`, `E3`, or any of `known_ids`), in order, once each."""
+    known = set(known_ids)
+    found = [(m.start(), m.group()) for m in _CITATION.finditer(text)]
+    if known:
+        found += [(m.start(), m.group()) for m in _WORD.finditer(text) if m.group() in known]
+    return list(dict.fromkeys(ref for _start, ref in sorted(found)))
 
 
 @dataclass(frozen=True)
@@ -69,9 +76,9 @@ class Notebook:
         text = text.strip()
         if not text:
             raise ValueError("a note needs some text")
-        cited = list(dict.fromkeys([*cites, *citations_in(text)]))
+        known = set(known_ids) if known_ids is not None else set()
+        cited = list(dict.fromkeys([*cites, *citations_in(text, known)]))
         if known_ids is not None:
-            known = set(known_ids)
             unknown = [c for c in cited if c not in known]
             if unknown:
                 raise ValueError(f"no such evidence: {', '.join(unknown)}")

@@ -3,13 +3,16 @@
 Offline, the recorded evidence, workflow and notes are rebuilt as they were.
 Online, the same prompt is rendered and the same tool calls are offered again,
 each behind its approval, and every new result is compared with the recorded
-one.
+one: its outcome, its structured content and its text, value by value, leaving
+out what changes from run to run by nature (durations, times, process ids,
+server-minted evidence IDs).
 """
 
 from __future__ import annotations
 
-import difflib
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +31,11 @@ class RecordedCall:
     tool: str
     arguments: dict[str, Any]
     entry: dict[str, Any]
+
+    @property
+    def ref(self) -> str:
+        """The ID the analyst saw for this call (transcripts before references: its key)."""
+        return str(self.entry.get("ref") or self.entry.get("id") or "?")
 
 
 @dataclass
@@ -100,6 +108,8 @@ def entry_from_record(record: dict[str, Any]) -> EvidenceEntry:
     raw_arguments = record.get("arguments")
     entry = EvidenceEntry(
         id=str(record.get("id", "?")),
+        # What the analyst saw and cited then; a transcript from before references cited the key.
+        ref=str(record.get("ref") or record.get("id") or "?"),
         server=str(record.get("server", "")),
         tool=str(record.get("tool", "")),
         arguments=raw_arguments if isinstance(raw_arguments, dict) else {},
@@ -150,24 +160,83 @@ def workflow_from_record(record: dict[str, Any]) -> Workflow:
     )
 
 
-def comparable(record: dict[str, Any]) -> str:
-    """What must match between a recorded and a new result, as stable text."""
-    texts = [b.get("text", "") for b in record.get("content", []) if isinstance(b, dict)]
-    data = {
-        "outcome": record.get("outcome"),
-        "text": texts,
-        "structuredContent": record.get("structuredContent"),
-    }
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+# Fields whose value differs from run to run by nature: durations, clock times, process ids, minted IDs.
+_VOLATILE = re.compile(
+    r"(?i)(.*(duration|elapsed|latency|timestamp).*|.*_(ms|at|time)|time|started|finished|pid|evidence_id)"
+)
+# How many differences a replay lists (the count says how many there were).
+DIFFERENCE_LIMIT = 40
+VALUE_LIMIT = 120
+
+
+def _stable(value: Any) -> Any:
+    """`value` without its volatile fields, at every depth."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if not _VOLATILE.fullmatch(str(k))}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return value
+
+
+def _as_data(text: str) -> Any:
+    """A text block as data: JSON when it is JSON (REA repeats its structured content so), else its lines."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text.splitlines()
+
+
+def comparable(record: dict[str, Any]) -> dict[str, Any]:
+    """What must match between a recorded and a new result, as data."""
+    texts = [
+        _as_data(b["text"])
+        for b in record.get("content") or []
+        if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ]
+    data: dict[str, Any] = {"outcome": record.get("outcome")}
+    if "structuredContent" in record:
+        data["structuredContent"] = record["structuredContent"]
+        # A text block that repeats the structured content (REA's do) would list each difference twice.
+        texts = [text for text in texts if text != record["structuredContent"]]
+    data["text"] = texts
+    return {key: _stable(value) for key, value in data.items()}
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= VALUE_LIMIT else text[: VALUE_LIMIT - 1] + "…"
+
+
+def differences(before: Any, after: Any, path: str = "") -> Iterator[str]:
+    """Each place where `after` differs from `before`: `path: recorded → now`."""
+    where = path or "(the result)"
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before:
+            child = f"{path}.{key}" if path else str(key)
+            if key not in after:
+                yield f"{child}: {_shown(before[key])} → (gone)"
+            else:
+                yield from differences(before[key], after[key], child)
+        for key in after:
+            if key not in before:
+                yield f"{f'{path}.{key}' if path else key}: (not recorded) → {_shown(after[key])}"
+    elif isinstance(before, list) and isinstance(after, list):
+        for index, (old, new) in enumerate(zip(before, after, strict=False)):
+            yield from differences(old, new, f"{path}[{index}]")
+        if len(before) != len(after):
+            yield f"{where}: {len(before):,} items recorded → {len(after):,} now"
+    elif type(before) is not type(after) or before != after:
+        yield f"{where}: {_shown(before)} → {_shown(after)}"
 
 
 def compare(recorded: dict[str, Any], entry: EvidenceEntry) -> str | None:
-    """None when the new result matches the recording, else a unified diff (recorded → now)."""
-    before = comparable(recorded).splitlines()
-    after = comparable(entry.to_json()).splitlines()
-    if before == after:
+    """None when the new result matches the recording, else the differences (recorded → now), one per line."""
+    found = list(differences(comparable(recorded), comparable(entry.to_json())))
+    if not found:
         return None
-    diff = difflib.unified_diff(
-        before, after, f"recorded {recorded.get('id', '?')}", f"now {entry.id}", lineterm="", n=1
-    )
-    return "\n".join(list(diff)[:400])
+    recorded_ref = str(recorded.get("ref") or recorded.get("id") or "?")
+    count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+    head = f"recorded {recorded_ref} → now {entry.ref}: {count}"
+    shown = found[:DIFFERENCE_LIMIT]
+    more = [f"… and {len(found) - len(shown)} more"] if len(found) > len(shown) else []
+    return "\n".join([head, *shown, *more])

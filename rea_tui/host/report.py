@@ -1,55 +1,52 @@
 """An investigation report from a transcript: Markdown for a colleague, or JSON.
 
 The report says what was asked (prompt and arguments), the workflow the
-server proposed, the evidence with its ids and outcomes, and the analyst's
-observations, inferences and unknowns kept apart, each citing its evidence.
-Every server string is escaped, so it cannot inject Markdown or HTML.
+server proposed, the evidence under the IDs the analyst saw and cited, each
+result once (a listing or a table when its shape is known, with the raw JSON
+collapsed under it; the JSON itself otherwise), the questions the server asked
+during a call and how they were answered, and the analyst's observations,
+inferences and unknowns kept apart, each citing its evidence. Server text is
+escaped where Markdown would read it, so it cannot become a heading, a link or
+HTML.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from typing import Any
 
+from rea_tui.host.evidence_views import DisassemblyListing, ResultView, result_views
+from rea_tui.host.markdown_text import (
+    TEXT_EXCERPT,
+    md_cell,
+    md_code,
+    md_details,
+    md_inline,
+    md_json,
+    md_span,
+    md_table,
+    md_text,
+)
 from rea_tui.host.notes import NOTE_KINDS
-from rea_tui.host.safe_text import sanitize
 from rea_tui.host.transcript import Transcript
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=^:])")
-TEXT_EXCERPT = 4_000
+__all__ = ["md_code", "md_text", "render_json", "render_markdown", "report_data"]
+
 NOTE_TITLES = {"observation": "Observations", "inference": "Inferences", "unknown": "Unknowns"}
+# Narrowing candidates listed per question (the resolver contract caps them at 25).
+CANDIDATE_LIMIT = 25
+# Arguments shown inline when every value is a short scalar; otherwise as a JSON block.
+INLINE_ARGUMENT_LIMIT = 120
 
 
-def md_text(value: object, limit: int | None = TEXT_EXCERPT) -> str:
-    """Server text as inert Markdown: no markup, no HTML, no links, no line that starts a block."""
-    text = sanitize(value, limit)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-    # Two trailing spaces keep the server's line breaks inside one paragraph.
-    return "  \n".join(line.strip() or "&#8203;" for line in text.split("\n"))
-
-
-def md_code(value: str, language: str = "") -> str:
-    """A fenced block that the content cannot close: the fence is longer than any backtick run in it."""
-    text = sanitize(value, None)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n{text}\n{fence}"
-
-
-def md_json(value: Any) -> str:
-    return md_code(json.dumps(value, indent=2, ensure_ascii=False, default=str), "json")
+def ref_of(entry: dict[str, Any]) -> str:
+    """The ID the analyst saw: the recorded reference (transcripts before references: the key)."""
+    return str(entry.get("ref") or entry.get("id") or "?")
 
 
 def anchor(entry_id: str) -> str:
     return f"evidence-{entry_id.lower()}"
-
-
-def cite(ids: list[str], known: set[str]) -> str:
-    links = [f"[{i}](#{anchor(i)})" if i in known else f"{i} (not in this transcript)" for i in ids]
-    return ", ".join(links)
 
 
 def report_data(transcript: Transcript) -> dict[str, Any]:
@@ -78,61 +75,205 @@ def render_json(transcript: Transcript) -> str:
     return json.dumps(report_data(transcript), indent=2, ensure_ascii=False, default=str)
 
 
-def _entry_section(entry: dict[str, Any]) -> list[str]:
-    entry_id = str(entry.get("id", "?"))
+# ---------------------------------------------------------------- one evidence entry
+
+
+def _arguments(arguments: Any) -> list[str]:
+    if not isinstance(arguments, dict) or not arguments:
+        return ["Arguments: none.", ""]
+    scalar = all(isinstance(v, str | int | float | bool) or v is None for v in arguments.values())
+    if scalar and len(json.dumps(arguments, default=str)) <= INLINE_ARGUMENT_LIMIT:
+        pairs = ", ".join(
+            f"{md_span(k, 100)} = {md_span(json.dumps(v, ensure_ascii=False), 200)}" for k, v in arguments.items()
+        )
+        return [f"Arguments: {pairs}.", ""]
+    return ["Arguments:", "", md_json(arguments), ""]
+
+
+def _view(view: ResultView) -> list[str]:
+    lines = [f"**{md_inline(view.title, 300)}**" + (f" ({md_inline(view.note, 300)})" if view.note else ""), ""]
+    if isinstance(view, DisassemblyListing):
+        rows = []
+        for insn in view.instructions:
+            row = f"{insn.address:<12} {insn.hex_bytes:<20} {insn.mnemonic:<7} {insn.operands}"
+            rows.append(f"{row}  ; {insn.target}" if insn.target else row)
+        lines += [md_code("\n".join(rows), "asm"), ""]
+    else:
+        lines += [md_table(view.columns, view.rows, view.numeric), ""]
+    return lines
+
+
+def _texts(entry: dict[str, Any]) -> list[str]:
+    """The text blocks that say more than the structured content (REA's repeat it as JSON)."""
+    structured = entry.get("structuredContent")
+    texts = []
+    for block in entry.get("content") or []:
+        if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+            continue
+        try:
+            same = "structuredContent" in entry and json.loads(block["text"]) == structured
+        except ValueError:
+            same = False
+        if not same:
+            texts.append(block["text"])
+    return texts
+
+
+def _readable(text: str) -> str:
+    """JSON pretty-printed (a resource's contents often are), other text as it is."""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def _other_blocks(entry: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for block in entry.get("content") or []:
+        if not isinstance(block, dict) or block.get("type") in ("text", None):
+            continue
+        uri = block.get("uri")
+        named = f" {md_span(uri, 300)}" if isinstance(uri, str) and uri else ""
+        text = block.get("text")
+        if isinstance(text, str):
+            lines += [f"Resource{named}:", "", md_code(_readable(text)[:TEXT_EXCERPT]), ""]
+        else:
+            lines += [f"A {md_inline(block.get('type'), 40)} block{named} (not shown).", ""]
+    return lines
+
+
+def _result(entry: dict[str, Any]) -> list[str]:
+    views = result_views(entry.get("structuredContent"))
+    texts = _texts(entry)
+    lines: list[str] = []
+    for view in views:
+        lines += _view(view)
+    for text in texts:
+        lines += [md_code(text[:TEXT_EXCERPT]), ""]
+    lines += _other_blocks(entry)
+    if "structuredContent" in entry:
+        raw = md_json(entry["structuredContent"])
+        # Known shapes read above; the JSON is kept, collapsed. Unknown ones are the JSON.
+        lines += [md_details("Raw result (JSON)", raw) if views else raw, ""]
+    return lines
+
+
+def _narrowing(entry: dict[str, Any], answers: list[dict[str, Any]]) -> list[str]:
+    narrowing = entry.get("narrowing")
+    if not isinstance(narrowing, dict):
+        return []
+    reason, round_number = md_inline(narrowing.get("reason", ""), 40), md_inline(narrowing.get("round", "?"), 10)
     lines = [
-        f'<a id="{anchor(entry_id)}"></a>',
-        f"### {md_text(entry_id, 20)}: {md_text(entry.get('tool', '?'), 200)}"
-        f" ({md_text(entry.get('outcome', '?'), 40)})",
-        "",
-        f"Server {md_text(entry.get('server', ''), 200)}; approval: {md_text(entry.get('approval', ''), 100)}"
-        + (f"; {entry['durationMs']:,.0f} ms" if isinstance(entry.get("durationMs"), int | float) else "")
-        + (f"; answers {md_text(entry['follows'], 20)}" if entry.get("follows") else ""),
-        "",
-        "Arguments:",
-        "",
-        md_json(entry.get("arguments", {})),
+        f"The server asked ({reason}, round {round_number}): {md_text(narrowing.get('ask_user', ''), 1_000)}",
         "",
     ]
-    narrowing = entry.get("narrowing")
-    if isinstance(narrowing, dict):
+    # The reply's own candidates say more (document, address) than the recorded question keeps.
+    structured = entry.get("structuredContent")
+    listed = structured.get("candidates") if isinstance(structured, dict) else None
+    if not isinstance(listed, list):
+        listed = narrowing.get("candidates") or []
+    candidates = [c for c in listed if isinstance(c, dict)][:CANDIDATE_LIMIT]
+    if candidates:
+        extra = sorted({str(k) for c in candidates for k in c if k not in ("id", "name")})
+        columns = ["name", "id", *(md_cell(k, 40) for k in extra)]
+        lines += [md_table(columns, [[c.get("name"), c.get("id"), *(c.get(k) for k in extra)] for c in candidates]), ""]
+    for answer in answers:
         lines += [
-            f"The server asked ({md_text(narrowing.get('reason', ''), 40)}, round {narrowing.get('round', '?')}): "
-            f"{md_text(narrowing.get('ask_user', ''), 1_000)}",
+            f"The analyst chose {md_span(answer.get('candidate'), 200)} for {md_span(answer.get('argument'), 100)}.",
             "",
         ]
-        for candidate in narrowing.get("candidates", [])[:25]:
-            if isinstance(candidate, dict):
-                lines.append(f"- {md_text(candidate.get('name', ''), 200)} (id {md_text(candidate.get('id'), 40)})")
-        lines.append("")
+    return lines
+
+
+def _elicitation(event: dict[str, Any]) -> list[str]:
+    lines = [f"The server asked the analyst: {md_text(event.get('message', ''), 1_000)}"]
+    if event.get("url"):
+        lines[0] += f" (open {md_span(event['url'], 500)})"
+    action = str(event.get("action", "?"))
+    content = event.get("content")
+    if action == "accept" and isinstance(content, dict) and content:
+        answers = ", ".join(
+            f"{md_span(k, 100)} = {md_span(json.dumps(v, ensure_ascii=False), 300)}" for k, v in content.items()
+        )
+        lines.append(f"The analyst accepted: {answers}.")
+    else:
+        lines.append(f"The analyst's answer: {md_inline(action, 40)}.")
+    return ["  \n".join(lines), ""]
+
+
+def _entry_section(entry: dict[str, Any], refs: dict[str, str], context: _Context) -> list[str]:
+    key = str(entry.get("id", "?"))
+    ref = ref_of(entry)
+    facts = [
+        f"Server {md_inline(entry.get('server', ''), 200)}",
+        f"approval: {md_inline(entry.get('approval', ''), 100)}",
+    ]
+    if isinstance(entry.get("durationMs"), int | float):
+        facts.append(f"{entry['durationMs']:,.0f} ms")
+    if entry.get("follows"):
+        followed = refs.get(str(entry["follows"]), str(entry["follows"]))
+        facts.append(f"answers [{md_inline(followed, 60)}](#{anchor(str(entry['follows']))})")
+    lines = [
+        f'<a id="{anchor(key)}"></a>',
+        f"### {md_inline(ref, 60)}: {md_inline(entry.get('tool', '?'), 200)} "
+        f"({md_inline(entry.get('outcome', '?'), 40)})",
+        "",
+        "; ".join(facts),
+        "",
+        *_arguments(entry.get("arguments")),
+    ]
+    for question in context.elicitations.get(key, []):
+        lines += _elicitation(question)
+    lines += _narrowing(entry, context.answers.get(key, []))
     error = entry.get("error")
     if isinstance(error, dict):
         lines += [f"Error: {md_text(error.get('message', ''), 2_000)}", ""]
         for problem in error.get("fields") or []:
-            lines.append(f"- {md_text(problem.get('field', ''), 200)}: {md_text(problem.get('message', ''), 500)}")
+            if isinstance(problem, dict):
+                lines.append(
+                    f"- {md_span(problem.get('field', ''), 200)}: {md_inline(problem.get('message', ''), 500)}"
+                )
         if error.get("fields"):
             lines.append("")
     if entry.get("exitCode") is not None or entry.get("stderrTail"):
-        lines += [
-            f"The server exited (code {md_text(entry.get('exitCode'), 20)}). Its last stderr lines:",
-            "",
-        ]
+        lines += [f"The server exited (code {md_inline(entry.get('exitCode'), 20)}). Its last stderr lines:", ""]
         lines += [md_code(str(entry.get("stderrTail", ""))), ""]
-    texts = [b.get("text", "") for b in entry.get("content", []) if isinstance(b, dict) and b.get("text")]
-    if texts and not narrowing:
-        lines += ["Result:", "", md_code("\n".join(texts)[:TEXT_EXCERPT]), ""]
-    if "structuredContent" in entry and not narrowing:
-        lines += ["Structured content:", "", md_json(entry["structuredContent"]), ""]
+    if not isinstance(entry.get("narrowing"), dict):
+        lines += _result(entry)
     if entry.get("schemaCheck"):
-        lines += [f"Output schema: {md_text(entry['schemaCheck'], 300)}", ""]
+        lines += [f"Output schema: {md_inline(entry['schemaCheck'], 300)}.", ""]
     return lines
 
 
-def render_markdown(transcript: Transcript) -> str:
-    data = report_data(transcript)
+class _Context:
+    """What belongs to each entry besides its own record: the questions asked during it, the answers to it."""
+
+    def __init__(self, data: dict[str, Any], transcript: Transcript) -> None:
+        self.answers: dict[str, list[dict[str, Any]]] = {}
+        for answer in data["narrowing"]:
+            self.answers.setdefault(str(answer.get("entry")), []).append(answer)
+        # An elicitation is answered during a call and recorded before it: it belongs to that server's next call.
+        self.elicitations: dict[str, list[dict[str, Any]]] = {}
+        self.unattached: list[dict[str, Any]] = []
+        pending: dict[str, list[dict[str, Any]]] = {}
+        for event in transcript.events:
+            if event.get("type") == "elicitation":
+                pending.setdefault(str(event.get("server", "")), []).append(event)
+            elif event.get("type") == "tool_call":
+                asked = pending.pop(str(event.get("server", "")), [])
+                if asked:
+                    self.elicitations.setdefault(str(event.get("id")), []).extend(asked)
+        for asked in pending.values():
+            self.unattached.extend(asked)
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _header(data: dict[str, Any], transcript: Transcript) -> list[str]:
     started = data["started"]
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "unknown time"
-    lines = ["# Investigation report", "", f"Session of {when}, from `{md_text(transcript.path.name, 200)}`."]
+    lines = ["# Investigation report", "", f"Session of {when}, from {md_span(transcript.path.name, 200)}."]
     if data["truncated"]:
         lines.append("The transcript ends with an incomplete line (the session was interrupted); it is left out.")
     lines.append("")
@@ -141,70 +282,96 @@ def render_markdown(transcript: Transcript) -> str:
         for server in data["servers"]:
             info = server.get("serverInfo") or {}
             lines.append(
-                f"- {md_text(server.get('name', ''), 200)}: {md_text(info.get('name', ''), 100)} "
-                f"{md_text(info.get('version', ''), 50)}, protocol {md_text(server.get('protocolVersion', ''), 20)}"
+                f"- {md_inline(server.get('name', ''), 200)}: {md_inline(info.get('name', ''), 100)} "
+                f"{md_inline(info.get('version', ''), 50)}, protocol {md_inline(server.get('protocolVersion', ''), 20)}"
+                + (f"; {_where(server)} {md_span(server['target'], 300)}" if server.get("target") else "")
             )
         lines.append("")
-    lines += ["## The question", ""]
+    return lines
+
+
+def _where(server: dict[str, Any]) -> str:
+    """What a server event's `target` is: the command a stdio server was started with, or its URL."""
+    return "started as" if server.get("transport") == "stdio" else "at"
+
+
+def _question(data: dict[str, Any]) -> list[str]:
+    lines = ["## The question", ""]
     if not data["workflows"]:
-        lines += ["No prompt was rendered in this session.", ""]
+        return [*lines, "No prompt was rendered in this session.", ""]
     for workflow in data["workflows"]:
         lines += [
-            f"Prompt {md_text(workflow.get('prompt', ''), 200)} on {md_text(workflow.get('server', ''), 200)}",
+            f"Prompt {md_span(workflow.get('prompt', ''), 200)} on {md_inline(workflow.get('server', ''), 200)}",
             "",
         ]
-        arguments = workflow.get("arguments") or {}
-        for name, value in arguments.items():
-            lines.append(f"- {md_text(name, 200)}: {md_text(value, 1_000)}")
+        for name, value in (workflow.get("arguments") or {}).items():
+            lines.append(f"- {md_span(name, 200)}: {md_text(value, 1_000)}")
         lines.append("")
-    lines += ["## The workflow", ""]
+    return lines
+
+
+def _workflow(data: dict[str, Any]) -> list[str]:
+    lines = ["## The workflow", ""]
     for workflow in data["workflows"]:
         for message in workflow.get("messages", []):
+            role = md_inline(message.get("role", ""), 40)
             for block in message.get("content", []):
                 if block.get("type") == "text":
-                    lines += [
-                        f"*{md_text(message.get('role', ''), 40)}:*",
-                        "",
-                        md_text(block.get("text", "")),
-                        "",
-                    ]
+                    # The server's Markdown, shown as written: in a fence, it cannot become headings or links.
+                    lines += [f"*{role}:*", "", md_code(str(block.get("text", "")), "markdown"), ""]
                 else:
-                    lines += [
-                        f"*{md_text(message.get('role', ''), 40)}:* ({md_text(block.get('type', ''), 40)} block)",
-                        "",
-                    ]
+                    lines += [f"*{role}:* (a {md_inline(block.get('type', ''), 40)} block)", ""]
         steps = workflow.get("steps") or []
         if steps:
             lines += ["Suggested steps:", ""]
             for number, step in enumerate(steps, 1):
                 lines.append(
-                    f"{number}\\. {md_text(step.get('tool', ''), 200)}: {md_text(step.get('description', ''), 300)}"
+                    f"{number}. {md_span(step.get('tool', ''), 200)}: {md_text(step.get('description', ''), 300)}"
                 )
             lines.append("")
-    lines += ["## Evidence", ""]
+    return lines
+
+
+def _evidence(data: dict[str, Any], transcript: Transcript) -> list[str]:
+    lines = ["## Evidence", ""]
     evidence = data["evidence"]
     if not evidence:
-        lines += ["No tool was run.", ""]
-    else:
-        lines += ["| id | tool | outcome |", "| --- | --- | --- |"]
-        for entry in evidence:
-            entry_id = str(entry.get("id", "?"))
-            lines.append(
-                f"| [{md_text(entry_id, 20)}](#{anchor(entry_id)}) | {md_text(entry.get('tool', ''), 100)} "
-                f"| {md_text(entry.get('outcome', ''), 40)} |"
-            )
-        lines.append("")
-        for entry in evidence:
-            lines += _entry_section(entry)
+        return [*lines, "No tool was run.", ""]
+    refs = {str(e.get("id")): ref_of(e) for e in evidence}
+    rows = [
+        f"| [{md_inline(ref_of(e), 60)}](#{anchor(str(e.get('id', '?')))}) | {md_cell(e.get('tool', ''), 100)} "
+        f"| {md_cell(e.get('outcome', ''), 40)} |"
+        for e in evidence
+    ]
+    lines += ["| ID | tool | outcome |", "| --- | --- | --- |", *rows, ""]
+    context = _Context(data, transcript)
+    for entry in evidence:
+        lines += _entry_section(entry, refs, context)
+    if context.unattached:
+        lines += ["Questions the server asked outside a recorded call:", ""]
+        for event in context.unattached:
+            lines += _elicitation(event)
     denied = [a for a in data["approvals"] if a.get("decision") == "deny"]
     if denied:
         lines += ["Calls the analyst denied (nothing was sent):", ""]
         for approval in denied:
-            lines.append(
-                f"- {md_text(approval.get('tool', ''), 200)} with {md_text(json.dumps(approval.get('arguments')), 500)}"
-            )
+            arguments = json.dumps(approval.get("arguments"), ensure_ascii=False)
+            lines.append(f"- {md_span(approval.get('tool', ''), 200)} with {md_span(arguments, 500)}")
         lines.append("")
-    known = {str(e.get("id")) for e in evidence}
+    return lines
+
+
+def _cite(cites: list[str], anchors: dict[str, str]) -> str:
+    return ", ".join(
+        f"[{md_inline(c, 60)}](#{anchors[c]})" if c in anchors else f"{md_inline(c, 60)} (not in this transcript)"
+        for c in cites
+    )
+
+
+def _notes(data: dict[str, Any]) -> list[str]:
+    # Notes cite the IDs the analyst saw; transcripts from before references cite keys (the same then).
+    anchors = {ref_of(e): anchor(str(e.get("id", "?"))) for e in data["evidence"]}
+    lines: list[str] = []
     for kind in NOTE_KINDS:
         lines += [f"## {NOTE_TITLES[kind]}", ""]
         notes = data["notes"][kind]
@@ -212,8 +379,20 @@ def render_markdown(transcript: Transcript) -> str:
             lines += ["None recorded.", ""]
             continue
         for note in notes:
-            cites = note.get("cites") or []
-            cited = f" ({cite([str(c) for c in cites], known)})" if cites else ""
+            cites = [str(c) for c in note.get("cites") or []]
+            cited = f" ({_cite(cites, anchors)})" if cites else ""
             lines.append(f"- {md_text(note.get('text', ''), 4_000)}{cited}")
         lines.append("")
+    return lines
+
+
+def render_markdown(transcript: Transcript) -> str:
+    data = report_data(transcript)
+    lines = [
+        *_header(data, transcript),
+        *_question(data),
+        *_workflow(data),
+        *_evidence(data, transcript),
+        *_notes(data),
+    ]
     return "\n".join(lines).rstrip() + "\n"

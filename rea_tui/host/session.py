@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rea_tui.host.allowances import Allowances
 from rea_tui.host.completion import CompletionLog
 from rea_tui.host.errors import HostError, ServerUnavailable
-from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
+from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, citation_qualifiers
 from rea_tui.host.notes import Notebook, NoteChanged
 from rea_tui.host.observers import Listeners
 from rea_tui.host.transcript import SessionRecorder, TranscriptWriter
@@ -81,7 +81,9 @@ class Session:
         """`transcript`: where to record (None records nothing). `started`: stdio processes already running."""
         self.specs = list(specs)
         self.timeout = timeout
-        self.ledger = EvidenceLedger()
+        # With several servers, evidence IDs are cited qualified by a short server name (rea:E-0004).
+        qualifiers = citation_qualifiers(self.names)
+        self.ledger = EvidenceLedger(qualifiers.get if len(qualifiers) > 1 else None)
         self.notebook = Notebook()
         self.allowances = Allowances()
         self.forms = FormValues()

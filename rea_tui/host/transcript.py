@@ -1,5 +1,8 @@
 """The session transcript: one JSON line per event, written and flushed as it happens.
 
+The file is made with the first event worth keeping (a prompt chosen, a
+call, a note...): starting rea-tui and connecting its servers alone leave no
+transcript behind; those first events are written then, with their own times.
 A crash or kill of rea-tui loses at most the event being written. Header
 values and secret environment values never reach the file: every line is
 redacted with the same secrets as the traffic log, and elicitation answers
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
 
 REDACTED = "‹redacted›"
 TRANSCRIPT_SUFFIX = ".jsonl"
+# Events that alone do not make a session worth a transcript: it started, servers came and went, it ended.
+BOOKKEEPING_EVENTS = frozenset({"session", "server", "server_failed", "session_end"})
 
 
 def sessions_dir() -> Path:
@@ -68,7 +73,11 @@ def redact_content(content: dict[str, Any] | None, schema: dict[str, Any]) -> di
 
 
 class TranscriptWriter:
-    """Appends events to a JSONL file; each line is complete and flushed before the call returns."""
+    """Appends events to a JSONL file; each line is complete and flushed before the call returns.
+
+    A bookkeeping event (the session started, a server connected...) is held until the first event
+    worth keeping, which makes the file; a writer closed with only those makes no file at all.
+    """
 
     def __init__(self, path: Path | None, secrets: Iterable[str] = ()) -> None:
         """With `path` None nothing is written (an offline replay records nothing new)."""
@@ -76,18 +85,37 @@ class TranscriptWriter:
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._seq = 0
         self._file: IO[str] | None = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
+        self._deferred: list[dict[str, Any]] = []
+
+    @property
+    def started(self) -> bool:
+        """Whether the file exists (an event worth keeping was written)."""
+        return self._file is not None
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         self._secrets = sorted({*self._secrets, *(s for s in secrets if s)}, key=len, reverse=True)
 
-    def write(self, event: str, /, **data: Any) -> None:
-        if self._file is None:
-            return
+    def _record(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
         self._seq += 1
-        record = {"seq": self._seq, "time": time.time(), "type": event, **data}
+        return {"seq": self._seq, "time": time.time(), "type": event, **data}
+
+    def write(self, event: str, /, **data: Any) -> None:
+        if self.path is None:
+            return
+        record = self._record(event, data)
+        if self._file is None and event in BOOKKEEPING_EVENTS:
+            self._deferred.append(record)
+            return
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+            for earlier in self._deferred:
+                self._put(earlier)
+            self._deferred.clear()
+        self._put(record)
+
+    def _put(self, record: dict[str, Any]) -> None:
+        assert self._file is not None
         line = json.dumps(record, ensure_ascii=False, default=str)
         for secret in self._secrets:
             line = line.replace(json.dumps(secret)[1:-1], REDACTED)
@@ -95,6 +123,7 @@ class TranscriptWriter:
         self._file.flush()
 
     def close(self) -> None:
+        self._deferred.clear()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -144,6 +173,28 @@ def list_transcripts(directory: Path | None = None) -> Iterator[Path]:
         yield from sorted(folder.glob(f"*{TRANSCRIPT_SUFFIX}"), reverse=True)
 
 
+def worth_keeping(transcript: Transcript) -> bool:
+    """Whether anything happened in the session beyond starting, connecting and ending."""
+    return any(event.get("type") not in BOOKKEEPING_EVENTS for event in transcript.events)
+
+
+def prune_transcripts(directory: Path | None = None) -> list[Path]:
+    """Remove the transcripts in which nothing happened (older rea-tui wrote one per start); the ones removed.
+
+    A transcript with anything worth keeping stays, however it ended (a killed session's evidence is kept).
+    """
+    removed = []
+    for path in list_transcripts(directory):
+        try:
+            empty = not worth_keeping(read_transcript(path))
+        except OSError:
+            continue
+        if empty:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 def summarize(path: Path) -> dict[str, Any]:
     """What `rea-tui sessions` shows for one transcript."""
     transcript = read_transcript(path)
@@ -159,6 +210,8 @@ def summarize(path: Path) -> dict[str, Any]:
         "notes": len(transcript.of_type("note")),
         "events": len(transcript.events),
         "truncated": transcript.truncated,
+        "ended": transcript.first("session_end") is not None,
+        "empty": not worth_keeping(transcript),
     }
 
 

@@ -1,4 +1,5 @@
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from rea_tui.host.config import (
     parse_config,
     parse_header,
     resolve_servers,
+    short_server_name,
     user_config_path,
 )
 
@@ -135,6 +137,7 @@ def test_url_and_stdio_options() -> None:
     assert specs[0].transport == "http" and dict(specs[0].headers) == {"X-Key": "abc"} and specs[0].protocol == "legacy"
     specs, _ = resolve_servers(ServerSelection(stdio=("python", "-m", "srv")))
     assert (specs[0].command, specs[0].args) == ("python", ("-m", "srv"))
+    assert specs[0].name == "srv" and specs[0].display_target() == "python -m srv"
     with pytest.raises(ConfigError, match="either --url or --stdio"):
         resolve_servers(ServerSelection(url="http://x", stdio=("y",)))
     with pytest.raises(ConfigError, match="--header needs --url"):
@@ -158,3 +161,30 @@ def test_secret_values_cover_secret_env_and_all_headers() -> None:
     secrets = spec.secret_values()
     assert "Bearer tok-123456" in secrets and "tok-123456" in secrets and "key-9999" in secrets
     assert "fast" not in secrets
+
+
+def test_stdio_servers_get_a_short_name_the_command_stays_whole() -> None:
+    cases = {
+        ("rea", "server", "--synthetic", "2000"): "rea (synthetic 2000)",
+        ("npx", "-y", "@modelcontextprotocol/server-everything"): "server-everything",
+        ("npx", "-y", "@modelcontextprotocol/server-everything@1.2.0", "stdio"): "server-everything (stdio)",
+        (
+            "/usr/bin/python3.11",
+            "-m",
+            "rea_tui.server",
+            "--target",
+            "/usr/lib/libc.so.6",
+        ): "rea_tui (target libc.so.6)",
+        ("python", "-m", "weather_mcp", "--units", "metric"): "weather_mcp (units metric)",
+        ("uvx", "mcp-server-fetch"): "mcp-server-fetch",
+        ("uv", "run", "weather.py", "--port=8000"): "weather (port 8000)",
+        ("docker", "run", "-i", "--rm", "mcp/github"): "github",
+        ("node", "servers/files/index.js", "--root", "/srv/data"): "files (root data)",
+        ("./my-server",): "my-server",
+    }
+    for command, expected in cases.items():
+        specs, _ = resolve_servers(ServerSelection(stdio=command))
+        assert specs[0].name == expected, command
+        assert specs[0].display_target() == shlex.join(command)
+    long = short_server_name("srv", ("--query", "x" * 100))
+    assert long.startswith("srv (query x") and long.endswith("…)") and len(long) < 40

@@ -26,6 +26,7 @@ from textual.widgets import Input, ListView, OptionList, Select, TextArea, Tree
 from rea_tui.host import EvidenceEntry, FormTarget, ServerSpec
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef
+from rea_tui.ui.screens.narrowing import NarrowingScreen
 from rea_tui.ui.widgets.argument_form import ArgumentField, ArgumentForm
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.sidebar import ServerTree
@@ -475,11 +476,13 @@ async def approval_dialog(pilot: Pilot[Any]) -> None:
 
 
 async def evidence_detail(pilot: Pilot[Any]) -> None:
-    """An entry's structuredContent as a tree, scrolled into view in the evidence detail."""
+    """An entry's structuredContent as a tree (f7), scrolled into view in the evidence detail."""
     app = await connected(pilot)
     entry = await _inspect_from_workflow(pilot)
     await select_evidence(pilot, entry.id)
     detail = app.main.query_one(EvidenceDetail)
+    await pilot.press("f7")
+    await wait_for(pilot, lambda: bool(detail.query(".structured-tree")), "the JSON tree")
     tree = detail.query_one(".structured-tree", Tree)
     # Open the "procedure" object of structuredContent and put the tree's cursor on it.
     (content,) = tree.root.children
@@ -510,12 +513,44 @@ async def narrowing_picker(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def evidence_listing(pilot: Pilot[Any]) -> None:
+    """f8: openDocument's disassembly as a listing over the whole screen, branch targets named."""
+    app = await connected(pilot)
+    entry = await run_tool(pilot, "inspect_procedure", {"procedure": "openDocument", "document": "Notes"})
+    await select_evidence(pilot, entry.id)
+    await pilot.press("f8")
+    await wait_for(pilot, lambda: app.main.zoomed, "the widened evidence")
+    await settle(pilot)
+
+
+async def evidence_tables(pilot: Pilot[Any]) -> None:
+    """list_documents, then a page of Notes' procedures, read as a table in the evidence pane."""
+    app = await connected(pilot)
+    await run_tool(pilot, "list_documents", button="#allow-session")
+    entry = await run_tool(pilot, "list_procedures", {"document": "Notes"}, button="#allow-session")
+    await select_evidence(pilot, entry.id)
+    app.main.query_one(EvidencePane).query_one("#evidence-list").focus()
+    await settle(pilot)
+
+
+async def narrowing_filter(pilot: Pilot[Any]) -> None:
+    """Typing in the picker's filter asked the server again: "openDoc" is in three documents."""
+    app = await connected(pilot)
+    await run_tool(pilot, "inspect_procedure", {"procedure": "o"}, button="#allow-session")
+    screen = await screen_named(pilot, "NarrowingScreen")
+    assert isinstance(screen, NarrowingScreen)
+    first = app.session.ledger.entries[0]
+    await pilot.press(*"openDoc")
+    await wait_for(pilot, lambda: screen.entry is not first and not screen.in_flight, "the server's narrower question")
+    await settle(pilot)
+
+
 def _notes_written(app: ReaApp, count: int) -> Callable[[], bool]:
     return lambda: len(app.session.notebook.notes) >= count
 
 
 async def notes(pilot: Pilot[Any]) -> None:
-    """ctrl+n: an observation citing E1, an inference and an unknown, in three separate lists."""
+    """ctrl+n: an observation citing E-0001, an inference and an unknown, in three separate lists."""
     app = await connected(pilot)
     await run_tool(pilot, "list_documents")
     await pilot.press("ctrl+n")
@@ -524,8 +559,8 @@ async def notes(pilot: Pilot[Any]) -> None:
     entry = screen.query_one("#note-text", Input)
     for count, (note_kind, text) in enumerate(
         (
-            ("observation", "E1 lists five documents; Notes is the main executable"),
-            ("inference", "search is probably done in libsearch.dylib (E1)"),
+            ("observation", "E-0001 lists five documents; Notes is the main executable"),
+            ("inference", "search is probably done in libsearch.dylib (E-0001)"),
             ("unknown", "which document handles offline sync?"),
         ),
         start=1,
@@ -554,4 +589,7 @@ SCENARIOS: dict[str, Scenario] = {
     "evidence_detail": evidence_detail,
     "narrowing_picker": narrowing_picker,
     "notes": notes,
+    "evidence_listing": evidence_listing,
+    "evidence_tables": evidence_tables,
+    "narrowing_filter": narrowing_filter,
 }

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from rich.style import Style
 from textual.binding import Binding
 from textual.widgets import Tabs
 
@@ -44,7 +45,8 @@ async def test_prompt_list_shows_titles_argument_counts_and_required_marks() -> 
         text = screen_text(app)
         assert "Review code  2 args, 1*" in text
         tree = app.query_one(ServerTree)
-        labels = [str(node.label) for node in tree.root.children[0].children[0].children]
+        # The label as drawn: the title, then its counts (kept whole when the title has to give way).
+        labels = [tree.render_label(n, Style(), Style()).plain for n in tree.root.children[0].children[0].children]
         assert labels == ["Review code  2 args, 1*", "Investigate a procedure  3 args, 1*"]
         assert "Tools (8)" in text and "Templates (1)" in text
         assert "protocol 2026-07-28" in text and "✓ completions" in text
@@ -105,7 +107,7 @@ async def test_has_more_footer_and_empty_message() -> None:
         )
         assert footer_text(procedure) == "50 values"
         feature.input.focus()
-        await wait_for(pilot, lambda: feature.dropdown.shown_for == "")
+        await wait_for(pilot, lambda: feature.dropdown.is_open and feature.dropdown.shown_for == "")
         assert footer_text(feature) == EMPTY_MESSAGE
         assert feature.dropdown.is_open and feature.dropdown.footer.region.height >= 1
 

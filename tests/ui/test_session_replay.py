@@ -13,7 +13,7 @@ from rea_tui.host.config import ServerSpec
 from rea_tui.host.replay import plan_replay
 from rea_tui.host.transcript import read_transcript
 from rea_tui.ui.app import ReaApp
-from rea_tui.ui.messages import NodeRef
+from rea_tui.ui.messages import NodeRef, StepChosen
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.workflow_view import WorkflowView
@@ -88,8 +88,14 @@ async def record_session(path: Path) -> None:
         await on_screen(pilot, app, "ElicitationScreen")
         await pilot.click("#accept")
         await wait_for(pilot, lambda: len(app.session.ledger.entries) == 3 and app.session.ledger.entries[-1].finished)
-        app.session.notebook.add("observation", "openDocument resolves to one address in Notes", ["E2"])
-        app.session.notebook.add("inference", "the capture ran the simulated target", ["E3"])
+        # Notes cite the IDs the ledger shows: the server's for its evidence.
+        inspected, captured = app.session.ledger.entries[1].ref, app.session.ledger.entries[2].ref
+        app.session.notebook.add(
+            "observation",
+            f"openDocument resolves to one address in Notes ({inspected})",
+            known_ids=app.session.ledger.refs(),
+        )
+        app.session.notebook.add("inference", "the capture ran the simulated target", [captured])
         app.session.notebook.add("unknown", "what the helper copies do")
         await pilot.press("ctrl+q")
 
@@ -116,6 +122,9 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
     decisions = [(e["tool"], e["decision"]) for e in transcript.of_type("approval")]
     assert ("list_documents", "deny") in decisions
     assert [e["id"] for e in transcript.of_type("tool_call")] == ["E1", "E2", "E3"]
+    # The narrowing question is not evidence of the server's: the host numbers it; the results keep the server's IDs.
+    assert [e["ref"] for e in transcript.of_type("tool_call")] == ["E1", "E-0001", "E-0002"]
+    assert [e["cites"] for e in transcript.of_type("note")] == [["E-0001"], ["E-0002"], []]
     answer = transcript.first("narrowing_answer")
     assert answer is not None and answer["argument"] == "document"
     elicitation = transcript.first("elicitation")
@@ -127,11 +136,14 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     report = result.stdout
-    assert "Prompt investigate\\_feature on rea" in report
-    assert "- feature: open a document" in report
-    assert "| [E2](#evidence-e2) | inspect\\_procedure | ok |" in report
-    assert "list\\_documents" in report.split("Calls the analyst denied")[1]
-    assert "openDocument resolves to one address in Notes ([E2](#evidence-e2))" in report
+    assert "Prompt `investigate_feature` on rea" in report
+    assert "- `feature`: open a document" in report
+    assert "| [E-0001](#evidence-e2) | inspect_procedure | ok |" in report
+    assert "### E-0001: inspect_procedure (ok)" in report
+    assert "The analyst chose `Notes` for `document`." in report
+    assert "The server asked the analyst: " in report.split("### E-0002: run_process_capture")[1]
+    assert "`list_documents`" in report.split("Calls the analyst denied")[1]
+    assert "openDocument resolves to one address in Notes (E-0001) ([E-0001](#evidence-e2))" in report
     as_json = subprocess.run(
         [sys.executable, "-m", "rea_tui", "export", str(path), "--format", "json", "-o", str(tmp_path / "r.json")],
         capture_output=True,
@@ -152,11 +164,30 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
         )
         await pilot.pause(0.2)
         assert offline.session.ledger.ids() == ["E1", "E2", "E3"]
+        assert offline.session.ledger.refs() == ["E1", "E-0001", "E-0002"]
+        assert [n.cites for n in offline.session.notebook.notes] == [["E-0001"], ["E-0002"], []]
         assert offline.session.ledger.entries[0].narrowing is not None
         assert offline.main.query_one(WorkflowView).workflow is not None
         assert offline.session.names == []
         assert "replay (offline, read-only)" in screen_text(offline)
         assert offline.session.recorder.path is None
+        # Keys that would need a server are not offered; the notes are shown, and nothing takes a new one.
+        await pilot.pause(0.2)
+        footer = next(line for line in screen_text(offline).splitlines() if "Quit" in line)
+        for hidden in ("Render", "Reconnect", "Log", "Completions"):
+            assert hidden not in footer, hidden
+        assert "Notes" in footer and "Report" in footer
+        await pilot.press("ctrl+n")
+        await on_screen(pilot, offline, "NotesScreen")
+        assert not offline.screen.query("#note-text") and not offline.screen.query("#note-add")
+        assert "Read-only" in screen_text(offline)
+        await pilot.press("delete")
+        assert len(offline.session.notebook.notes) == 3
+        await pilot.press("escape")
+        # A recorded step does not open a tool form: nothing would run it.
+        offline.main.query_one(WorkflowView).post_message(StepChosen("rea", "inspect_procedure"))
+        await pilot.pause(0.2)
+        assert type(offline.screen).__name__ == "MainScreen"
 
     # Online against a server whose data changed (another seed): every call stops at its approval,
     # and where the new result differs, the entry says how.
@@ -173,12 +204,12 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
                 lambda c=count: len(online.session.ledger.entries) == c and online.session.ledger.entries[-1].finished,
             )
         entries = online.session.ledger.entries
-        assert [e.replay_of for e in entries] == ["E1", "E2", "E3"]
+        assert [e.replay_of for e in entries] == ["E1", "E-0001", "E-0002"]
         assert [e.arguments for e in entries] == [c.arguments for c in plan_replay(transcript).calls]
         assert any(e.replay_diff for e in entries)
-        assert all(e.replay_diff is None or e.replay_diff.startswith("--- recorded") for e in entries)
+        assert all(e.replay_diff is None or e.replay_diff.startswith("recorded ") for e in entries)
         await wait_for(pilot, lambda: len(online.session.notebook.notes) == 3, what="recorded notes")
-        assert online.session.notebook.notes[0].cites == ["E2"]
+        assert online.session.notebook.notes[0].cites == [entries[1].ref]
 
 
 def test_a_killed_session_keeps_every_event_written(tmp_path: Path) -> None:
@@ -208,3 +239,23 @@ asyncio.run(main())
     assert transcript.events[-1]["text"] == "also written"
     assert not transcript.truncated
     assert os.path.getsize(path) > 0
+
+
+async def test_a_session_in_which_nothing_happens_leaves_no_transcript(tmp_path: Path) -> None:
+    """Connecting is not enough; choosing a prompt is: the transcript then starts, with the connection in it."""
+    quiet = tmp_path / "quiet.jsonl"
+    app = make_app([reference()], transcript=quiet)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+q")
+    assert not quiet.exists()
+
+    busy = tmp_path / "busy.jsonl"
+    app = make_app([reference()], transcript=busy)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        assert not busy.exists()
+        app.main.query_one(ServerTree).select_ref(NodeRef("prompt", "rea", "investigate_feature"))
+        await wait_for(pilot, busy.exists, what="the transcript")
+        await pilot.press("ctrl+q")
+    assert [e["type"] for e in read_transcript(busy).events] == ["session", "server", "prompt_selected", "session_end"]

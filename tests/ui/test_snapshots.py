@@ -76,7 +76,7 @@ def test_approval_dialog(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_evidence_detail(snap_compare: Any, tmp_path: Path) -> None:
-    """StructuredContent as a tree, one node opened."""
+    """StructuredContent as a tree (f7), one node opened."""
     assert snap_compare(stable_app(tmp_path), terminal_size=SIZE, run_before=scenarios.evidence_detail)
 
 
@@ -86,8 +86,23 @@ def test_narrowing_picker(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_notes(snap_compare: Any, tmp_path: Path) -> None:
-    """An observation and an inference citing E1 and an unknown, in three lists."""
+    """An observation and an inference citing E-0001 and an unknown, in three lists."""
     assert snap_compare(stable_app(tmp_path), terminal_size=SIZE, run_before=scenarios.notes)
+
+
+def test_evidence_listing(snap_compare: Any, tmp_path: Path) -> None:
+    """F8: a disassembly as a listing over the whole screen, jump targets named."""
+    assert snap_compare(stable_app(tmp_path), terminal_size=SIZE, run_before=scenarios.evidence_listing)
+
+
+def test_evidence_tables(snap_compare: Any, tmp_path: Path) -> None:
+    """A page of procedures as a table, under the server's evidence IDs."""
+    assert snap_compare(stable_app(tmp_path), terminal_size=SIZE, run_before=scenarios.evidence_tables)
+
+
+def test_narrowing_filter(snap_compare: Any, tmp_path: Path) -> None:
+    """The picker's filter asked the server again: which document has openDoc."""
+    assert snap_compare(stable_app(tmp_path), terminal_size=SIZE, run_before=scenarios.narrowing_filter)
 
 
 def test_server_failed(snap_compare: Any, tmp_path: Path) -> None:

@@ -87,7 +87,8 @@ async def test_the_served_app_shows_the_prompt_list_in_a_browser(tmp_path: Path)
                 if "Investigate a feature" in text and "Prompts (6)" in text:
                     break
         assert "Prompts (6)" in text, text
-        for title in ("Investigate a feature", "Compare application versions", "Trace a crash"):
+        # A long title gives way (ending in an ellipsis) before its argument counts do.
+        for title in ("Investigate a feature", "Compare application", "Trace a crash"):
             assert title in text, text
         assert "protocol 2026-07-28" in text
     finally:

@@ -105,7 +105,7 @@ def ask_yes(out: Output, question: str) -> bool:
 def print_entry(out: Output, entry: EvidenceEntry) -> None:
     from rea_tui.host import block_text, sanitize
 
-    out.line(f"{entry.id}  {sanitize(entry.tool)}  {entry.outcome_label}  ({(entry.duration_ms or 0):.0f} ms)")
+    out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}  ({(entry.duration_ms or 0):.0f} ms)")
     for block in entry.content:
         text = block_text(block)
         if block.kind == "text":

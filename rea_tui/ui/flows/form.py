@@ -148,9 +148,14 @@ class FormFlow(Flow):
             if not field.is_attached:
                 return
             if isinstance(page, CompletionPage):
-                field.dropdown.show_page(page, field.value)
+                shown = field.dropdown.show_page(page, field.value)
+                if shown and field.input.has_focus:
+                    field.input.show_ghost(field.dropdown.highlighted_value())
             else:
-                field.dropdown.show_failure(page, field.value)
+                shown = field.dropdown.show_failure(page, field.value)
+            if shown:
+                # Sized to the page now: keep it inside the pane.
+                self.form.make_room_for(field)
 
         hosted.completions.submit(
             ref, field.spec.name, value, context_for(field.spec.name, self.form.values()), deliver

@@ -50,7 +50,7 @@ class ReplayFlow(Flow):
             tree.set_server(str(event.get("name", "?")), "recorded", "offline replay")
         for record in plan.transcript.of_type("tool_call"):
             session.ledger.restore(entry_from_record(record))
-        known = session.ledger.ids()
+        known = session.ledger.refs()
         for kind, text, cites in plan.notes:
             session.notebook.add(kind, text, [c for c in cites if c in known])
         if plan.workflows:
@@ -76,7 +76,9 @@ class ReplayFlow(Flow):
         from rea_tui.ui.screens.approval import ApprovalScreen
 
         session, app = self.session, self.screen.app
+        # Recorded key -> new key (what a narrowing round follows); recorded ID -> new ID (what a note cites).
         ids: dict[str, str] = {}
+        refs: dict[str, str] = {}
         for record in self.plan.workflows[:1]:
             await self._render_again(record)
         for call in self.plan.calls:
@@ -92,7 +94,7 @@ class ReplayFlow(Flow):
                 decision = await ask(app, ApprovalScreen(server, call.tool, tool, call.arguments))
                 session.approve(server, tool, call.tool, call.arguments, decision or "deny")
                 if decision not in ("once", "session"):
-                    notify_plain(app, f"Skipped {call.tool} (recorded {recorded_id}): nothing was sent.")
+                    notify_plain(app, f"Skipped {call.tool} (recorded {call.ref}): nothing was sent.")
                     continue
                 entry = await session.call_tool(
                     server,
@@ -102,11 +104,12 @@ class ReplayFlow(Flow):
                     follows=ids.get(str(call.entry.get("follows", ""))),
                 )
             ids[recorded_id] = entry.id
-            entry.replay_of = recorded_id
+            refs[call.ref] = entry.ref
+            entry.replay_of = call.ref
             entry.replay_diff = compare(call.entry, entry)
             session.ledger.changed(entry)
         for kind, text, cites in self.plan.notes:
-            session.notebook.add(kind, text, [ids[c] for c in cites if c in ids])
+            session.notebook.add(kind, text, [refs[c] for c in cites if c in refs])
         notify_plain(app, f"Replay finished: {len(ids)} of {len(self.plan.calls)} recorded steps ran again.")
 
     async def _render_again(self, record: dict[str, object]) -> None:

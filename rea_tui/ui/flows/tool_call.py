@@ -19,6 +19,7 @@ from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
     from rea_tui.host import Tool
+    from rea_tui.ui.screens.narrowing import NarrowingScreen
     from rea_tui.ui.screens.tool_form import ToolRequest
 
 CALL_GROUP = "call"
@@ -138,15 +139,59 @@ class ToolCallFlow(Flow):
         concerned = concerned_argument(entry.narrowing, tool, entry.arguments)
         if concerned is not None and concerned not in names:
             names.append(concerned)
+        picker: NarrowingScreen
+
+        def reask(argument: str, value: str) -> None:
+            self.run_job(self._reask(picker, argument, value), CALL_GROUP, f"{entry.server}/{entry.tool}")
 
         def chosen(choice: NarrowingChoice | None) -> None:
-            if choice is None or entry.narrowing is None:
+            # The question answered is the picker's latest (typing may have narrowed it since).
+            asked = picker.entry
+            if choice is None or asked.narrowing is None:
                 return
-            self.session.recorder.narrowing_answer(entry, choice.candidate.name, choice.argument)
-            pinned = pin(entry.arguments, entry.narrowing, choice.candidate, tool, choice.argument)
-            note = Text(f"Narrowing round {entry.narrowing_round + 1}: ", style="bold magenta")
+            self.session.recorder.narrowing_answer(asked, choice.candidate.name, choice.argument)
+            pinned = pin(asked.arguments, asked.narrowing, choice.candidate, tool, choice.argument)
+            note = Text(f"Narrowing round {asked.narrowing_round + 1}: ", style="bold magenta")
             note.append_text(plain_line(f"{choice.argument} = {pinned[choice.argument]}", PINNED_LIMIT))
-            note.append(f"  (answers {entry.id})", style="dim")
-            self.open(entry.server, entry.tool, pinned, follows=entry.id, note=note)
+            note.append(f"  (answers {asked.ref})", style="dim")
+            self.open(asked.server, asked.tool, pinned, follows=asked.id, note=note)
 
-        self.screen.app.push_screen(NarrowingScreen(entry, names, concerned), callback=chosen)
+        picker = NarrowingScreen(
+            entry,
+            names,
+            concerned,
+            reask=reask if tool is not None else None,
+            asks_freely=lambda: self.session.allowances.allows(entry.server, tool),
+        )
+        self.screen.app.push_screen(picker, callback=chosen)
+
+    async def _reask(self, picker: NarrowingScreen, argument: str, value: str) -> None:
+        """The picker's question again, with what the analyst typed as the value: the server narrows (seed 003)."""
+        from rea_tui.ui.flows.dialogs import ask
+        from rea_tui.ui.screens.approval import ApprovalScreen
+
+        asked = picker.entry
+        tool = self.session.tool(asked.server, asked.tool)
+        arguments = {**asked.arguments, argument: value}
+        if self.session.allowances.allows(asked.server, tool):
+            approval = SESSION_APPROVAL
+        else:
+            decision = await ask(self.screen.app, ApprovalScreen(asked.server, asked.tool, tool, arguments))
+            if decision not in ("once", "session"):
+                self.session.approve(asked.server, tool, asked.tool, arguments, "deny")
+                picker.reask_failed(value, "denied: nothing was sent")
+                return
+            approval = SESSION_APPROVAL if decision == "session" else "approved once"
+        self.session.approve(
+            asked.server, tool, asked.tool, arguments, "session" if approval == SESSION_APPROVAL else "once"
+        )
+        entry = await self.session.call_tool(asked.server, asked.tool, arguments, approval=approval, follows=asked.id)
+        if entry.narrowing is not None:
+            picker.narrowed(value, entry)
+            return
+        picker.reask_failed(value, entry.error or entry.outcome_label)
+        if entry.outcome == "ok" and picker.is_attached:
+            # The value named one: the call ran, and its result is the evidence.
+            picker.dismiss(None)
+            notify_plain(self.screen.app, f"{value} named one {argument}: the call ran ({entry.ref}).")
+        self.screen.post_message(ToolCallFinished(entry))

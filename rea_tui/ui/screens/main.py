@@ -4,11 +4,17 @@ It owns the layout, its bindings and the flows that run on it: connecting
 servers (`ServerFlow`), filling and rendering a prompt (`FormFlow`), running
 tool calls (`ToolCallFlow`) and replaying a recording (`ReplayFlow`). Flows do
 the work and post past-tense messages; the screen's handlers show them.
+
+The keyboard never loses the analyst's place: the pane that has the focus is
+marked (its border), f6 moves the focus to the next pane (in the narrow
+layout, the one it shows), choosing a prompt puts the cursor in its first
+empty field (keys typed meanwhile land there), and f8 widens the evidence
+detail to the whole screen.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -41,23 +47,26 @@ from rea_tui.ui.messages import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from rea_tui.ui.screens.panes import PANE_IDS, PANES, Pane, focus_target, pane_of
 from rea_tui.ui.text import notify_plain
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
-from rea_tui.ui.widgets.header import ServerHeader
+from rea_tui.ui.widgets.header import ServerHeader, server_details
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.sidebar_filter import SidebarFilter
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from rea_tui.host import EvidenceEntry, ReplayPlan, Session
     from rea_tui.ui.settings import AppSettings
 
 # Under this many columns, one pane shows at a time (with tabs).
 NARROW_WIDTH = 120
-Pane = Literal["prompts", "form", "workflow", "evidence"]
-PANES: tuple[Pane, ...] = ("prompts", "form", "workflow", "evidence")
 RESOURCE_GROUP = "resource"
+# Keys that do nothing in an offline replay (there is no server), hidden there.
+ONLINE_ACTIONS = ("render", "reconnect", "cancel_call", "protocol_log", "completion_inspector")
 
 
 class MainScreen(Screen[None]):
@@ -66,23 +75,30 @@ class MainScreen(Screen[None]):
     # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
     # Each has an alt+ twin: a browser keeps ctrl+n/t/w/r/l/p/s, f5 and f6 for itself (`rea-tui web`).
     BINDINGS: ClassVar[list[BindingType]] = [
+        # In footer order: what the narrow layout's footer must still show comes first.
         Binding(
             "ctrl+r,alt+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"
         ),
-        Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
-        Binding("ctrl+l,alt+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(
-            "ctrl+o,alt+o",
-            "completion_inspector",
-            "Completions",
-            id="completion-inspector",
-            tooltip="Show every completion request and how the server answered",
+            "f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Move to the next pane (narrow: show it)"
         ),
         Binding(
             "ctrl+g,alt+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
         ),
         Binding("ctrl+n,alt+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding(
+            "f7,alt+j",
+            "toggle_view",
+            "JSON",
+            id="toggle-view",
+            tooltip="The evidence as listing and tables, or as JSON",
+        ),
+        Binding(
+            "f8,alt+z", "zoom", "Zoom", id="zoom", tooltip="Widen the evidence detail to the whole screen, and back"
+        ),
+        Binding("escape", "unzoom", "Unzoom", id="unzoom", show=False, tooltip="Back from the widened evidence"),
         Binding("ctrl+b,alt+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
+        Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
         Binding(
             "ctrl+t,alt+t",
             "export_report",
@@ -90,7 +106,6 @@ class MainScreen(Screen[None]):
             id="export-report",
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
-        Binding("f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
         Binding(
             "ctrl+f,alt+f",
             "filter_sidebar",
@@ -98,10 +113,19 @@ class MainScreen(Screen[None]):
             id="filter-sidebar",
             tooltip="Filter the prompts, tools and resources on the left (Escape clears)",
         ),
+        Binding("ctrl+l,alt+l", "protocol_log", "Log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
+        Binding(
+            "ctrl+o,alt+o",
+            "completion_inspector",
+            "Completions",
+            id="completion-inspector",
+            tooltip="Show every completion request and how the server answered",
+        ),
     ]
 
     pane: reactive[Pane] = reactive("form")
     narrow: reactive[bool] = reactive(False)
+    zoomed: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -127,6 +151,8 @@ class MainScreen(Screen[None]):
             prefill=replay.next_elicitation if replay is not None else None,
         )
         self._shown_entries: set[str] = set()
+        # Keys typed while a prompt's form opens (they went to the sidebar): they go to its first field.
+        self._typed_ahead: list[str] | None = None
 
     def compose(self) -> ComposeResult:
         yield ServerHeader(id="server-header")
@@ -161,16 +187,21 @@ class MainScreen(Screen[None]):
             return "offline replay: read-only"
         return f"transcript {transcript.name}" if self.settings.show_machine_details else "transcript (recording)"
 
-    # ------------------------------------------------------------ panes
+    # ------------------------------------------------------------ panes and focus
 
     def on_resize(self, event: events.Resize) -> None:
         self.narrow = event.size.width < NARROW_WIDTH
 
     def watch_narrow(self, narrow: bool) -> None:
         self.set_class(narrow, "-narrow")
+        self.refresh_bindings()
 
     def watch_pane(self, pane: Pane) -> None:
         self._show_pane()
+
+    def watch_zoomed(self, zoomed: bool) -> None:
+        self.set_class(zoomed, "-zoom")
+        self.refresh_bindings()
 
     def _show_pane(self) -> None:
         for pane in PANES:
@@ -181,16 +212,88 @@ class MainScreen(Screen[None]):
         if tabs.active != f"tab-{self.pane}":
             tabs.active = f"tab-{self.pane}"
 
-    def show_pane(self, pane: Pane) -> None:
-        self.pane = pane
+    def pane_of(self, widget: Widget | None) -> Pane | None:
+        return pane_of(self, widget)
+
+    def show_pane(self, pane: Pane, *, focus: bool = False) -> None:
+        """Move to `pane`: with `focus` (f6, a tab) the focus goes into it. Narrow, the pane is shown and always
+        focused (the one before is hidden, and keys must not go to a hidden widget); wide, every pane is in view,
+        so a pane that only has news (a result, a workflow) leaves the focus where the analyst is."""
+        if self.narrow:
+            self.pane = pane
+            # After the refresh: the pane is displayed only then.
+            self.call_after_refresh(self.focus_pane, pane)
+        elif focus:
+            self.pane = pane
+            self.focus_pane(pane)
+
+    def focus_pane(self, pane: Pane) -> bool:
+        """Put the focus on the pane's main widget: the tree, a field, the steps, the evidence list.
+
+        False when the pane has nothing to focus yet (no prompt chosen, nothing rendered)."""
+        target = focus_target(self, pane)
+        if target is not None and target.focusable:
+            target.focus()
+            return True
+        if self.narrow and self.pane_of(self.focused) != pane:
+            # Nothing to focus in the pane shown: no key goes to a pane that is hidden.
+            self.set_focus(None)
+        return False
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
         name = (event.tab.id or "tab-form").removeprefix("tab-")
-        self.pane = next((p for p in PANES if p == name), "form")
+        pane: Pane = next((p for p in PANES if p == name), "form")
+        if pane != self.pane:
+            self.show_pane(pane, focus=True)
 
     def action_next_pane(self) -> None:
-        self.pane = PANES[(PANES.index(self.pane) + 1) % len(PANES)]
+        # From the current pane (which follows the focus), so quick presses each move one pane on.
+        start = PANES.index(self.pane)
+        if self.narrow:
+            self.show_pane(PANES[(start + 1) % len(PANES)])
+            return
+        # Wide, every pane is in view: one with nothing to focus yet is passed over.
+        for step in range(1, len(PANES)):
+            pane = PANES[(start + step) % len(PANES)]
+            if self.focus_pane(pane):
+                self.pane = pane
+                return
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        if self.zoomed:
+            self.pane = "evidence"
+            self.call_after_refresh(self.query_one(EvidenceDetail).focus)
+
+    def action_unzoom(self) -> None:
+        self.zoomed = False
+
+    async def action_toggle_view(self) -> None:
+        view = await self.query_one(EvidenceDetail).toggle_view()
+        self.notify("The evidence as JSON" if view == "tree" else "The evidence as listing and tables", timeout=2)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key no widget took: typed on a prompt in the sidebar (or while its form opened),
+        it belongs to the prompt's first empty field. The sidebar passes such keys on before it
+        reports the prompt chosen, so this also opens the prompt if that report is not on its way."""
+        if not event.is_printable or event.character is None:
+            return
+        focused = self.focused
+        if isinstance(focused, ArgumentInput):
+            event.stop()
+            focused.insert_text_at_cursor(event.character)
+            return
+        if not isinstance(focused, ServerTree):
+            return
+        node = focused.cursor_node
+        if node is None or node.data is None or node.data.kind not in ("prompt", "template"):
+            return
+        event.stop()
+        if self._typed_ahead is None:
+            self._typed_ahead = []
+            self.post_message(NodeSelected(node.data))
+        self._typed_ahead.append(event.character)
 
     # ------------------------------------------------------------ servers
 
@@ -216,6 +319,10 @@ class MainScreen(Screen[None]):
     def action_reconnect(self) -> None:
         if self.active_server is not None:
             self.servers.connect(self.active_server)
+
+    async def show_server_details(self, name: str) -> None:
+        """In the form pane: the server's whole command (the sidebar shows its short name), protocol and target."""
+        await self.query_one(ArgumentForm).clear(*server_details(self.session.state(name)))
 
     def update_header(self) -> None:
         if self.active_server is None:
@@ -252,6 +359,8 @@ class MainScreen(Screen[None]):
     @on(Tree.NodeSelected, "#sidebar")
     def _tree_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:
         if event.node.data is not None:
+            if event.node.data.kind in ("prompt", "template") and self._typed_ahead is None:
+                self._typed_ahead = []
             self.post_message(NodeSelected(event.node.data))
 
     async def on_node_selected(self, message: NodeSelected) -> None:
@@ -263,11 +372,24 @@ class MainScreen(Screen[None]):
         if state.status in ("failed", "exited") and ref.kind == "server":
             await self.servers.show_failure(ref.server)
             return
+        if ref.kind == "server" and self.query_one(ArgumentForm).target is None:
+            await self.show_server_details(ref.server)
+            return
         if state.status != "ready":
             return
         if ref.kind in ("prompt", "template"):
-            if await self.form_flow.select(ref):
-                self.pane = "form"
+            typed, self._typed_ahead = self._typed_ahead, None
+            form = self.query_one(ArgumentForm)
+            # Chosen twice (a key typed on it, then its report): the form is already there.
+            shown = form.target is not None and (form.target.server, form.target.name) == (ref.server, ref.name)
+            if shown or await self.form_flow.select(ref):
+                self.show_pane("form")
+                field = form.first_empty_field()
+                if field is not None:
+                    # Not scrolled to: the fields were just laid out, and the form opens at its top.
+                    field.focus(scroll_visible=False)
+                    if typed:
+                        field.insert_text_at_cursor("".join(typed))
         elif ref.kind == "tool":
             self.calls.open(ref.server, ref.name)
         elif ref.kind == "resource":
@@ -277,6 +399,13 @@ class MainScreen(Screen[None]):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self.form_flow.focus_changed(event.widget)
+        # The current pane follows the focus (a click, tab): f6 goes on from there.
+        pane = self.pane_of(event.widget)
+        if pane is not None and pane != self.pane and not self.narrow:
+            self.pane = pane
+        # The focused pane's border changes colour: repaint the borders now, not with the next unrelated refresh.
+        for pane_id in PANE_IDS:
+            self.query_one(f"#{pane_id}").refresh()
 
     def on_argument_input_accepted(self, message: ArgumentInput.Accepted) -> None:
         self.form_flow.accept(message.field, message.value)
@@ -294,7 +423,7 @@ class MainScreen(Screen[None]):
 
     async def on_prompt_rendered(self, message: PromptRendered) -> None:
         await self.query_one(WorkflowView).show(message.server, message.workflow)
-        self.pane = "workflow"
+        self.show_pane("workflow")
 
     # ------------------------------------------------------------ evidence and tool calls
 
@@ -307,11 +436,13 @@ class MainScreen(Screen[None]):
             self.post_message(ToolCallStarted(entry))
 
     async def on_tool_call_started(self, message: ToolCallStarted) -> None:
+        self.refresh_bindings()
         # A new entry is selected, so its progress (or its result) shows.
         await self.query_one(EvidencePane).entry_changed(message.entry, select=True)
-        self.pane = "evidence"
+        self.show_pane("evidence")
 
     async def on_evidence_changed(self, message: EvidenceChanged) -> None:
+        self.refresh_bindings()
         await self.query_one(EvidencePane).entry_changed(message.entry)
 
     @on(ResourceLinkOpened)
@@ -322,26 +453,32 @@ class MainScreen(Screen[None]):
         async def read() -> None:
             entry = await self.session.read_resource(server, uri)
             await self.query_one(EvidencePane).select(entry.id)
-            self.pane = "evidence"
+            self.show_pane("evidence")
 
         start_job(self, read(), RESOURCE_GROUP, server)
 
     def action_focus_evidence(self) -> None:
         self.pane = "evidence"
-        self.query_one("#evidence-filter", Input).focus()
+        self.call_after_refresh(self.query_one("#evidence-filter", Input).focus)
 
     @on(StepChosen)
     def _step_chosen(self, message: StepChosen) -> None:
+        if self.offline:
+            self.notify("An offline replay runs nothing: replay the session online to run its steps again.")
+            return
         self.calls.open(message.server, message.tool)
 
     def on_tool_call_finished(self, message: ToolCallFinished) -> None:
-        self.pane = "evidence"
+        self.show_pane("evidence")
 
     def on_narrowing_asked(self, message: NarrowingAsked) -> None:
         self.calls.answer_narrowing(message.entry.id)
 
     @on(EvidenceDetail.AnswerRequested)
     def _answer_requested(self, message: EvidenceDetail.AnswerRequested) -> None:
+        if self.offline:
+            self.notify("An offline replay shows the recorded question; it asks nothing.")
+            return
         self.calls.answer_narrowing(message.entry_id)
 
     def action_cancel_call(self) -> None:
@@ -379,7 +516,7 @@ class MainScreen(Screen[None]):
     def action_notes(self) -> None:
         from rea_tui.ui.screens.notes import NotesScreen
 
-        self.app.push_screen(NotesScreen(self.session.notebook, self.session.ledger.ids, read_only=self.offline))
+        self.app.push_screen(NotesScreen(self.session.notebook, self.session.ledger.refs, read_only=self.offline))
 
     def action_export_report(self) -> None:
         from rea_tui.host import read_transcript, render_markdown
@@ -398,5 +535,14 @@ class MainScreen(Screen[None]):
         notify_plain(self.app, f"Report written to {target}", title="Report", timeout=10)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Keys that do nothing in an offline replay (no server) are hidden there.
-        return not (self.offline and action in ("render", "reconnect", "cancel_call", "protocol_log"))
+        if self.offline and action in ONLINE_ACTIONS:
+            return False
+        if action == "unzoom":
+            return self.zoomed
+        if action == "cancel_call":
+            # Shown (and taken) only while a call runs: the footer has room for what can be done now.
+            return any(not entry.finished for entry in self.session.ledger.entries)
+        if action == "next_pane":
+            # Zoomed, there is one pane; wide, f6 still moves the focus (not shown: the footer is full).
+            return not self.zoomed
+        return True

@@ -20,20 +20,24 @@ from rea_tui.ui.text import plain
 TITLES = {"observation": "Observations", "inference": "Inferences", "unknown": "Unknowns"}
 
 
+# A word starting otherwise completes to an ID only from this many letters on (so prose is left alone).
+QUALIFIER_PREFIX = 3
+
+
 class EvidenceIdSuggester(Suggester):
-    """Completes the word being typed with an evidence id from the ledger (E1, E2...)."""
+    """Completes the word being typed with an evidence ID the ledger shows (E-0004, rea:E-0004, E5), newest first."""
 
     def __init__(self, ids: Callable[[], list[str]]) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self._ids = ids
 
     async def get_suggestion(self, value: str) -> str | None:
-        head, _, word = value.rpartition(" ")
-        if not word.startswith("E"):
+        head, space, word = value.rpartition(" ")
+        if not word or not (word.startswith("E") or len(word) >= QUALIFIER_PREFIX):
             return None
         for candidate in reversed(self._ids()):
             if candidate.startswith(word) and candidate != word:
-                return f"{head} {candidate}" if head else candidate
+                return f"{head}{space}{candidate}"
         return None
 
 
@@ -64,7 +68,8 @@ class NotesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(
             Text("Notes  ", style="bold").append(
-                "kept apart: what was seen, what it suggests, what is still unknown. Cite evidence as E1, E2…",
+                "kept apart: what was seen, what it suggests, what is still unknown. "
+                "Cite evidence by the ID the evidence pane shows.",
                 style="dim",
             ),
             id="notes-title",
@@ -88,8 +93,10 @@ class NotesScreen(Screen[None]):
                 allow_blank=False,
                 id="note-kind",
             )
+            ids = self.evidence_ids()
+            example = ids[-1] if ids else "E-0004"
             yield Input(
-                placeholder="write a note; cite evidence like E3 (→ completes)",
+                placeholder=f"write a note; cite evidence like {example} (→ completes)",
                 suggester=EvidenceIdSuggester(self.evidence_ids),
                 id="note-text",
             )

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
+from rea_tui.host import sanitize_line
 from rea_tui.ui.text import join, plain, plain_line
 from rea_tui.ui.widgets.dropdown import CompletionDropdown
 
@@ -47,7 +48,13 @@ class FieldSpec:
 
 
 class ArgumentInput(Input):
-    """An Input whose navigation keys drive the dropdown while it is open."""
+    """An Input whose navigation keys drive the dropdown while it is open.
+
+    Enter fills the field with the highlighted suggestion; tab does only once
+    the analyst has typed in the field or moved the highlight since focusing
+    it (tabbing through a form fills nothing). The highlighted suggestion's
+    remainder shows dimmed after the cursor; right arrow at the end takes it.
+    """
 
     class Accepted(Message):
         def __init__(self, field: ArgumentField, value: str) -> None:
@@ -59,6 +66,8 @@ class ArgumentInput(Input):
         # Set first: Input's constructor assigns the value, which runs watch_value.
         self.field = field
         self._accepting = False
+        # Typed in, or moved the highlight, since the field was focused: only then does tab fill it.
+        self.engaged = False
         super().__init__(value=value, id=id, classes="argument-input")
 
     @contextmanager
@@ -73,7 +82,32 @@ class ArgumentInput(Input):
     def watch_value(self, value: str) -> None:
         form = self.field.form
         if not self._accepting and form is not None and form.on_edit is not None and self.is_mounted:
+            self.engaged = self.has_focus
             form.on_edit(self.field)
+
+    def on_focus(self) -> None:
+        self.engaged = False
+
+    def show_ghost(self, suggestion: str | None) -> None:
+        """Dim the rest of `suggestion` after the cursor, when it continues what is typed (any letter case)."""
+        # Input draws its suggester's text this way; here the dropdown's highlight is the suggestion.
+        typed = self.value
+        fits = (
+            suggestion is not None
+            and len(suggestion) > len(typed)
+            and suggestion.casefold().startswith(typed.casefold())
+        )
+        ghost = sanitize_line(suggestion, None) if fits else ""
+        if self._suggestion != ghost:
+            self._suggestion = ghost
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        # At the end of what is typed, right arrow takes the highlighted suggestion, as a choice.
+        value = self.field.dropdown.highlighted_value()
+        if not select and self.cursor_at_end and self._suggestion and value is not None:
+            self.post_message(self.Accepted(self.field, value))
+            return
+        super().action_cursor_right(select)
 
     async def _on_key(self, event: events.Key) -> None:
         dropdown = self.field.dropdown
@@ -81,19 +115,21 @@ class ArgumentInput(Input):
             if event.key in _DROPDOWN_KEYS:
                 event.stop()
                 event.prevent_default()
+                self.engaged = True
                 dropdown.move(_DROPDOWN_KEYS[event.key])
+                self.show_ghost(dropdown.highlighted_value())
                 return
-            if event.key in ("enter", "tab") and dropdown.highlighted_value() is not None:
+            value = dropdown.highlighted_value()
+            if value is not None and (event.key == "enter" or (event.key == "tab" and self.engaged)):
                 event.stop()
                 event.prevent_default()
-                value = dropdown.highlighted_value()
-                assert value is not None
                 self.post_message(self.Accepted(self.field, value))
                 return
             if event.key == "escape":
                 event.stop()
                 event.prevent_default()
                 dropdown.close()
+                self.show_ghost(None)
                 return
         await super()._on_key(event)
 
@@ -200,6 +236,7 @@ class ArgumentForm(VerticalScroll):
         await container.mount_all(
             [ArgumentField(spec, values.get(spec.name, ""), index) for index, spec in enumerate(specs)]
         )
+        self.scroll_home(animate=False, immediate=True)
         button = self.query_one("#render-button", Button)
         button.label = action_label
         button.disabled = False
@@ -220,11 +257,17 @@ class ArgumentForm(VerticalScroll):
 
     def make_room_for(self, field: ArgumentField) -> None:
         """Scroll so the field's dropdown fits below it (else the screen edge pushes it over the field)."""
-        height = field.dropdown.styles.height
-        room = int(height.value) if height is not None else 0
-        overflow = field.input.region.bottom + room - self.region.bottom
+        # Inside the pane's border: the dropdown never covers it.
+        overflow = field.input.region.bottom + field.dropdown.height - self.scrollable_content_region.bottom
         if overflow > 0:
             self.scroll_relative(y=overflow, animate=False, immediate=True)
+
+    def first_empty_field(self) -> ArgumentInput | None:
+        """Where the cursor goes when the form opens: the first empty field (else the first)."""
+        fields = self.fields
+        if not fields:
+            return None
+        return next((f for f in fields if not f.value.strip()), fields[0]).input
 
     def missing_required(self) -> list[ArgumentField]:
         return [f for f in self.fields if f.spec.required and not f.value.strip()]

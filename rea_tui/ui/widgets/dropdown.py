@@ -2,6 +2,12 @@
 
 It only shows pages whose value is the field's current value, so a stale
 reply is never painted. Accepting a value only fills the field.
+
+It is as tall as what it shows: up to ten rows of values and a footer line
+per note, or a single line when there is nothing to suggest (so under a
+free-text field it fits in the gap before the next field). Its height is set
+only when the number of rows changes, so while typing narrows a long list
+each new page is a repaint, not a layout pass.
 """
 
 from __future__ import annotations
@@ -23,8 +29,16 @@ if TYPE_CHECKING:
 
 SPINNER_DELAY = 0.15
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-EMPTY_MESSAGE = "no suggestions (an empty list does not mean there are none)"
+EMPTY_MESSAGE = "no suggestions (empty does not mean none)"
 NOTE_LIMIT = 200
+# Value rows shown at most (more scroll); the border above and below the rows takes two lines.
+MAX_ROWS = 10
+BORDER_LINES = 2
+
+
+def footer_lines(page: CompletionPage) -> int:
+    """The footer's height: the count (or the empty message) and one line per note."""
+    return 1 + len(page.notes)
 
 
 def footer_for(page: CompletionPage) -> Text:
@@ -85,6 +99,8 @@ class CompletionDropdown(Vertical):
         self.values: tuple[str, ...] = ()
         self._spinner: Timer | None = None
         self._frame = 0
+        # (value rows, footer lines, scrolls) the dropdown is sized for; None until the first page.
+        self._shape: tuple[int, int, bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield DropdownOptions(classes="dropdown-options")
@@ -103,6 +119,9 @@ class CompletionDropdown(Vertical):
         return self.has_class("-open")
 
     def open(self) -> None:
+        if self._shape is None:
+            # Before the first page: one line, for the spinner.
+            self._size_for(0, 1)
         self.add_class("-open")
 
     def close(self) -> None:
@@ -136,19 +155,42 @@ class CompletionDropdown(Vertical):
             self._spinner.stop()
             self._spinner = None
 
+    @property
+    def height(self) -> int:
+        """Lines the dropdown takes below its field (once it has been sized)."""
+        rows, footer, _scrolls = self._shape or (0, 1, False)
+        return rows + footer + (BORDER_LINES if rows else 0)
+
+    def _size_for(self, values: int, footer: int) -> bool:
+        """Fit the dropdown to `values` values and `footer` lines; True when its size changed (a layout pass)."""
+        shape = (min(values, MAX_ROWS), footer, values > MAX_ROWS)
+        if shape == self._shape:
+            return False
+        self._shape = shape
+        rows, _footer, scrolls = shape
+        self.set_class(rows == 0, "-empty")
+        self.options.styles.height = rows
+        # A scrollbar only when there are more values than rows (it changes with the rows, never alone).
+        self.options.styles.overflow_y = "scroll" if scrolls else "hidden"
+        self.footer.styles.height = footer
+        self.styles.height = self.height
+        return True
+
     def show_page(self, page: CompletionPage, current_value: str) -> bool:
         """Show `page` if it answers the field's current value; False when it is stale."""
         if page.value != current_value or self.expected != current_value:
             return False
         self._stop_spinner()
+        # The same value answered again (a refocus, the target opening): the highlight stays where it was moved.
+        kept = self.highlighted_value() if page.value == self.shown_for else None
         self.values = page.values
         self.shown_for = page.value
         options = self.options
         # One replacement (not clear + add): the list's size changes once, not twice.
         options.set_options([Option(plain_line(value, 300)) for value in page.values])
         if page.values:
-            options.highlighted = 0
-        self.set_class(not page.values, "-empty")
+            options.highlighted = page.values.index(kept) if kept in page.values else 0
+        self._size_for(len(page.values), footer_lines(page))
         options.set_stale(False)
         self.footer.update(footer_for(page), layout=False)
         self.open()
@@ -161,7 +203,8 @@ class CompletionDropdown(Vertical):
         self.options.clear_options()
         self.values = ()
         self.shown_for = failure.value
-        self.set_class(True, "-empty")
+        # Two lines: the error and what it says (an error is worth the room).
+        self._size_for(0, 2)
         self.options.set_stale(False)
         code = getattr(failure.error, "code", None)
         prefix = f"error {code}: " if code is not None else "error: "

@@ -1,25 +1,29 @@
 """The evidence pane: the ledger's entries with outcome badges, a filter, and the selected entry.
 
-Large results are rendered lazily: the first part is shown, the rest comes
-with "show more", so a multi-megabyte result never blocks the screen.
+Entries are listed under the ID the analyst cites (the server's evidence ID
+when the result has one). A result reads like a tool: a disassembly as a
+listing, documents, procedures, strings and references as tables; the JSON
+tree is the other view (f7), for every result and for shapes not recognised.
+Large text is rendered lazily: the first part is shown, the rest comes with
+"show more", so a multi-megabyte result never blocks the screen.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Input, OptionList, ProgressBar, Static, Tree
+from textual.widgets import Button, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
-from textual.widgets.tree import TreeNode
 
-from rea_tui.host import TextBlock
+from rea_tui.host import TextBlock, result_views
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.result_view import json_tree, view_widgets
 from rea_tui.ui.widgets.workflow_view import block_card
 
 if TYPE_CHECKING:
@@ -27,7 +31,9 @@ if TYPE_CHECKING:
 
 FIRST_CHUNK = 20_000
 MORE_CHUNK = 200_000
-TREE_CHILD_LIMIT = 200
+# Arguments shown on one line when they fit; otherwise as indented JSON.
+INLINE_ARGUMENTS = 200
+DetailView = Literal["reading", "tree"]
 
 BADGES: dict[str, tuple[str, str]] = {
     "running": ("…", "yellow"),
@@ -48,9 +54,9 @@ def badge(entry: EvidenceEntry) -> Text:
     return Text(f"{symbol} {entry.outcome_label}", style=style)
 
 
-def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS) -> Text:
+def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, ref_width: int = 0) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(f"{entry.id:<4}", style="bold")
+    line.append(f"{entry.ref:<{ref_width}} ", style="bold")
     line.append_text(badge(entry))
     line.append("  ")
     line.append_text(plain_line(entry.tool, 40))
@@ -59,27 +65,6 @@ def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS) -
     if entry.duration_ms is not None and settings.show_timings:
         line.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
     return line
-
-
-def add_json_node(node: TreeNode[None], key: str, value: Any) -> None:
-    """Add `value` under `node`, as a collapsible subtree for objects and arrays."""
-    label = plain_line(key, 80, style="bold")
-    if isinstance(value, dict):
-        child = node.add(join(label, Text(f"  {{{len(value)}}}", style="dim")), expand=False)
-        for index, (k, v) in enumerate(value.items()):
-            if index >= TREE_CHILD_LIMIT:
-                child.add_leaf(Text(f"… {len(value) - TREE_CHILD_LIMIT:,} more keys", style="dim"))
-                break
-            add_json_node(child, str(k), v)
-    elif isinstance(value, list):
-        child = node.add(join(label, Text(f"  [{len(value)}]", style="dim")), expand=False)
-        for index, item in enumerate(value):
-            if index >= TREE_CHILD_LIMIT:
-                child.add_leaf(Text(f"… {len(value) - TREE_CHILD_LIMIT:,} more items", style="dim"))
-                break
-            add_json_node(child, f"[{index}]", item)
-    else:
-        node.add_leaf(join(label, Text(": "), plain_line(json.dumps(value, ensure_ascii=False), 300)))
 
 
 class ChunkedText(Vertical):
@@ -108,17 +93,44 @@ class ChunkedText(Vertical):
             event.button.label = self._more_label()
 
 
+def arguments_text(arguments: dict[str, Any]) -> Text:
+    """`query="unknown encoding"` on one line when the arguments are few and short, else indented JSON."""
+    text = Text("arguments ", style="bold")
+    if not arguments:
+        text.append("none", style="dim")
+        return text
+    inline = "  ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    scalar = all(isinstance(v, str | int | float | bool) or v is None for v in arguments.values())
+    if scalar and len(inline) <= INLINE_ARGUMENTS:
+        text.append_text(plain_line(inline, INLINE_ARGUMENTS))
+    else:
+        text.append_text(plain(json.dumps(arguments, indent=2, ensure_ascii=False), 5_000))
+    return text
+
+
+def repeats_structured(entry: EvidenceEntry, block: TextBlock) -> bool:
+    """A text block that is the structured content again, as JSON (REA's results carry both)."""
+    if not entry.has_structured or not block.text.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        return bool(json.loads(block.text) == entry.structured)
+    except ValueError:
+        return False
+
+
 class EvidenceDetail(VerticalScroll):
-    """Everything about one evidence entry."""
+    """Everything about one evidence entry, read as a listing or tables, or as the JSON tree."""
 
     class AnswerRequested(Message):
         def __init__(self, entry_id: str) -> None:
             super().__init__()
             self.entry_id = entry_id
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, ledger: EvidenceLedger, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.ledger = ledger
         self.entry: EvidenceEntry | None = None
+        self.view: DetailView = "reading"
 
     async def show(self, entry: EvidenceEntry | None) -> None:
         self.entry = entry
@@ -127,6 +139,13 @@ class EvidenceDetail(VerticalScroll):
             await self.mount(Static(Text("No evidence yet: run a step.", style="dim")))
             return
         await self.mount_all(list(self._widgets(entry)))
+
+    async def toggle_view(self) -> DetailView:
+        """Between the listing and tables and the JSON tree; the entry shown is redrawn."""
+        self.view = "tree" if self.view == "reading" else "reading"
+        if self.entry is not None:
+            await self.show(self.entry)
+        return self.view
 
     def update_progress(self, entry: EvidenceEntry) -> None:
         if self.entry is not entry or entry.progress is None:
@@ -140,8 +159,8 @@ class EvidenceDetail(VerticalScroll):
         for message in self.query(".progress-message").results(Static):
             message.update(plain_line(entry.progress.message or "", 200))
 
-    def _widgets(self, entry: EvidenceEntry) -> list[Any]:
-        head = join(Text(entry.id, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
+    def _head(self, entry: EvidenceEntry) -> Static:
+        head = join(Text(entry.ref, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
         head.append_text(badge(entry))
         if entry.duration_ms is not None and settings_of(self).show_timings:
             head.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
@@ -149,10 +168,14 @@ class EvidenceDetail(VerticalScroll):
         head.append_text(plain_line(entry.server, 80))
         head.append(f"  approval: {entry.approval}", style="dim")
         if entry.follows:
-            head.append(f"  follows {entry.follows} (narrowing round {entry.narrowing_round})", style="dim")
-        widgets: list[Any] = [Static(head, classes="evidence-head")]
-        arguments = json.dumps(entry.arguments, indent=2, ensure_ascii=False)
-        widgets.append(Static(join(Text("arguments ", style="bold"), plain(arguments, 5_000)), classes="evidence-args"))
+            followed = self.ledger.get(entry.follows)
+            shown = followed.ref if followed is not None else entry.follows
+            head.append(f"  follows {shown} (narrowing round {entry.narrowing_round})", style="dim")
+        return Static(head, classes="evidence-head")
+
+    def _status(self, entry: EvidenceEntry) -> list[Any]:
+        """Progress, the replay comparison, the server's question and the error, above the result."""
+        widgets: list[Any] = []
         if entry.outcome == "running":
             widgets.append(ProgressBar(total=None, show_eta=False, classes="evidence-progress"))
             widgets.append(Static("", classes="progress-message"))
@@ -161,7 +184,7 @@ class EvidenceDetail(VerticalScroll):
             if entry.replay_diff is None:
                 widgets.append(Static(Text(f"replay: the same result as recorded {entry.replay_of}", style="green")))
             else:
-                text = Text(f"replay: differs from recorded {entry.replay_of}\n", style="bold yellow")
+                text = Text("replay: differs from the recording\n", style="bold yellow")
                 text.append_text(plain(entry.replay_diff, 20_000))
                 widgets.append(Static(text, classes="replay-diff"))
         if entry.narrowing is not None:
@@ -180,42 +203,61 @@ class EvidenceDetail(VerticalScroll):
             error = Text("error  ", style="bold red")
             error.append_text(plain(entry.error, 5_000))
             widgets.append(Static(error, classes="evidence-error"))
+        return widgets
+
+    def _result(self, entry: EvidenceEntry) -> list[Any]:
+        """The listing or tables (reading), or the JSON tree with every text block (tree)."""
+        if entry.narrowing is not None:
+            return [block_card(entry.server, b) for b in entry.content if not isinstance(b, TextBlock)]
+        views = result_views(entry.structured) if entry.has_structured and self.view == "reading" else []
+        widgets: list[Any] = [w for view in views for w in view_widgets(view)]
         for block in entry.content:
-            if isinstance(block, TextBlock):
-                if entry.narrowing is None:
-                    widgets.append(ChunkedText(block.text))
-            else:
+            if not isinstance(block, TextBlock):
                 widgets.append(block_card(entry.server, block))
-        if entry.has_structured and entry.narrowing is None:
-            tree: Tree[None] = Tree(Text("structuredContent", style="bold"), classes="structured-tree")
-            add_json_node(tree.root, "structuredContent", entry.structured)
-            tree.root.expand()
-            for child in tree.root.children:
-                child.expand()
-            widgets.append(tree)
+            elif self.view == "tree" or not repeats_structured(entry, block):
+                widgets.append(ChunkedText(block.text))
+        if entry.has_structured and not views:
+            widgets.append(json_tree(entry.structured))
+        return widgets
+
+    def _widgets(self, entry: EvidenceEntry) -> list[Any]:
+        widgets: list[Any] = [
+            self._head(entry),
+            Static(arguments_text(entry.arguments), classes="evidence-args"),
+            *self._status(entry),
+            *self._result(entry),
+        ]
         if entry.schema_check:
             style = "red" if entry.schema_check.startswith("invalid") else "dim"
             widgets.append(Static(Text(f"output schema: {entry.schema_check}", style=style)))
         if entry.finished:
-            with_copy = Horizontal(classes="evidence-actions")
-            with_copy.compose_add_child(Button("Copy id", id="copy-id", compact=True))
-            with_copy.compose_add_child(Button("Copy value", id="copy-value", compact=True))
-            widgets.append(with_copy)
+            actions = Horizontal(classes="evidence-actions")
+            actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
+            actions.compose_add_child(Button("Copy value", id="copy-value", compact=True))
+            if entry.has_structured and entry.narrowing is None:
+                other = "JSON tree" if self.view == "reading" else "listing and tables"
+                toggle = Button(f"{other}  f7", id="toggle-view", compact=True)
+                toggle.tooltip = "show the result the other way"
+                actions.compose_add_child(toggle)
+            widgets.append(actions)
         return widgets
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
         entry = self.entry
         if entry is None:
             return
         if event.button.id == "copy-id":
             event.stop()
-            self.app.copy_to_clipboard(entry.id)
-            self.notify(f"Copied {entry.id}")
+            self.app.copy_to_clipboard(entry.ref)
+            self.notify(f"Copied {entry.ref}", markup=False)
         elif event.button.id == "copy-value":
             event.stop()
             value = json.dumps(entry.structured, indent=2, ensure_ascii=False) if entry.has_structured else entry.text()
             self.app.copy_to_clipboard(value)
-            self.notify(f"Copied the value of {entry.id} ({len(value):,} characters)")
+            self.notify(f"Copied the value of {entry.ref} ({len(value):,} characters)", markup=False)
+        elif event.button.id == "toggle-view":
+            event.stop()
+            await self.toggle_view()
         elif event.button.id == "answer-narrowing":
             event.stop()
             self.post_message(self.AnswerRequested(entry.id))
@@ -236,9 +278,9 @@ class EvidencePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: id, tool, outcome or text", id="evidence-filter")
-        with Horizontal(id="evidence-body"):
+        with Vertical(id="evidence-body"):
             yield EntryList(id="evidence-list")
-            yield EvidenceDetail(id="evidence-detail")
+            yield EvidenceDetail(self.ledger, id="evidence-detail")
 
     async def on_mount(self) -> None:
         await self.query_one(EvidenceDetail).show(None)
@@ -258,7 +300,8 @@ class EvidencePane(Vertical):
         self._shown_ids = [e.id for e in entries]
         option_list = self.query_one(EntryList)
         option_list.clear_options()
-        option_list.add_options([Option(entry_line(e, settings_of(self)), id=e.id) for e in entries])
+        width = max((len(e.ref) for e in entries), default=0)
+        option_list.add_options([Option(entry_line(e, settings_of(self), width), id=e.id) for e in entries])
         self.border_title = f"Evidence ({len(self.ledger.entries)})"
         if keep in self._shown_ids:
             option_list.highlighted = self._shown_ids.index(keep)

@@ -2,12 +2,16 @@
 
 `filter(text)` narrows every server's sections to the entries whose label
 contains the text (any case); the servers themselves always show.
+
+A label that does not fit gives way at its name, never at its tail: a server's
+status and a prompt's argument count and required marks stay whole.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -24,15 +28,23 @@ LEAF_LIMIT = 200
 STATUS_STYLES = {"connecting": "yellow", "ready": "green", "failed": "red", "exited": "red", "closed": "dim"}
 
 
-def prompt_label(prompt: Prompt) -> Text:
+def prompt_tail(prompt: Prompt) -> Text:
+    """`  6 args, 1*`: what a prompt's label must never lose."""
     required = len(prompt.required_arguments)
     count = len(prompt.arguments)
-    label = plain_line(prompt.label, 80)
     detail = f"  {count} arg{'s' if count != 1 else ''}"
     if required:
         detail += f", {required}*"
-    label.append(detail, style="dim")
-    return label
+    return Text(detail, style="dim")
+
+
+def fit(head: Text, tail: Text, width: int) -> Text:
+    """`head` cut with an ellipsis so `head + tail` fits `width` cells; the tail is kept whole."""
+    room = width - tail.cell_len
+    if head.cell_len > room:
+        head = head.copy()
+        head.truncate(max(room, 1), overflow="ellipsis")
+    return join(head, tail)
 
 
 def search_texts(server: str, catalogs: ServerCatalogs) -> dict[NodeRef, str]:
@@ -58,6 +70,8 @@ class ServerTree(Tree[NodeRef]):
     """One subtree per server; rebuilt from its catalogs, keeping the selection."""
 
     def __init__(self, *, id: str | None = None) -> None:
+        # Per node: the label's part that stays whole (status, argument counts); the node's label is the rest.
+        self._tails: dict[int, Text] = {}
         super().__init__(Text("servers"), id=id)
         self.show_root = False
         self.guide_depth = 2
@@ -77,20 +91,38 @@ class ServerTree(Tree[NodeRef]):
         for server in self._sections:
             self._show_sections(server)
 
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        tail = self._tails.get(node.id)
+        label = super().render_label(node, base_style, style)
+        if tail is None:
+            return label
+        width = self.scrollable_content_region.width - self._depth(node) * self.guide_depth
+        styled = tail.copy()
+        styled.stylize(style)
+        return fit(label, styled, width) if width > styled.cell_len else join(label, styled)
+
+    @staticmethod
+    def _depth(node: TreeNode[NodeRef]) -> int:
+        """Levels above the node, the hidden root left out (its guides' width is this times guide_depth)."""
+        depth, parent = 0, node.parent
+        while parent is not None and parent.parent is not None:
+            depth, parent = depth + 1, parent.parent
+        return depth
+
     def server_node(self, server: str) -> TreeNode[NodeRef] | None:
         return next((n for n in self.root.children if n.data is not None and n.data.name == server), None)
 
     def set_server(self, server: str, status: str, detail: str = "") -> TreeNode[NodeRef]:
-        label = join(
-            Text("● ", style=STATUS_STYLES.get(status, "")),
-            plain_line(server, 60, style="bold"),
-            Text(f"  {status}{' · ' + detail if detail else ''}", style="dim"),
-        )
+        label = join(Text("● ", style=STATUS_STYLES.get(status, "")), plain_line(server, 60, style="bold"))
+        # Ready says enough (the header and the server's details give the protocol); trouble gives its detail.
+        shown = detail if detail and status != "ready" else ""
+        tail = Text(f"  {status}{' · ' + shown if shown else ''}", style="dim")
         node = self.server_node(server)
         if node is None:
             node = self.root.add(label, data=NodeRef("server", server, server), expand=True)
         else:
             node.set_label(label)
+        self._tails[node.id] = tail
         return node
 
     def fill_server(self, server: str, catalogs: ServerCatalogs) -> None:
@@ -100,7 +132,7 @@ class ServerTree(Tree[NodeRef]):
         sections: list[Section] = [
             (
                 "Prompts",
-                [(prompt_label(p), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
+                [(plain_line(p.label, 80), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
             ),
             (
                 "Tools",
@@ -132,7 +164,13 @@ class ServerTree(Tree[NodeRef]):
         if node is None:
             return
         selected = self.cursor_node.data if self.cursor_node is not None else None
+        stack = list(node.children)
+        while stack:
+            child = stack.pop()
+            self._tails.pop(child.id, None)
+            stack.extend(child.children)
         node.remove_children()
+        prompts = self._catalogs[server].prompts
         for title, items in self._sections[server]:
             count = f"{len(items)}"
             if self.filter_text:
@@ -150,7 +188,10 @@ class ServerTree(Tree[NodeRef]):
                 expand=title == "Prompts" or bool(self.filter_text and items),
             )
             for label, ref in items[:LEAF_LIMIT]:
-                section.add_leaf(label, data=ref)
+                leaf = section.add_leaf(label, data=ref)
+                prompt = prompts.get(ref.name) if ref.kind == "prompt" else None
+                if prompt is not None:
+                    self._tails[leaf.id] = prompt_tail(prompt)
             if len(items) > LEAF_LIMIT:
                 section.add_leaf(Text(f"… {len(items) - LEAF_LIMIT:,} more: filter with ctrl+f", style="dim italic"))
         node.expand()

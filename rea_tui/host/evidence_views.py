@@ -1,0 +1,348 @@
+"""Reading a tool result like a tool: a disassembly as a listing, lists of things as tables.
+
+The shapes are those of the REA tools' `structuredContent` (inspect_procedure's
+disassembly; list_documents, list_procedures, search_strings, find_references,
+callers, callees, inspect_binary_layout), read leniently: a field of the wrong
+type is left empty, and a shape that is not recognised gives no view at all (the
+caller shows the JSON tree instead). The views hold the server's text as it
+came; whoever shows them sanitizes or escapes it (the TUI and the report).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# More rows than this are left out of a view (the JSON tree and the raw result keep them all).
+MAX_ROWS = 1_000
+# A hexadecimal address, as capstone writes a direct operand.
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+# Mnemonics whose direct operand is a code address (x86 and ARM spellings).
+_BRANCHES = re.compile(r"(call|jmp|j[a-z]{1,3}|b|bl|b\.[a-z]{2}|cbn?z|tbn?z|loop[a-z]*)")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    address: str
+    hex_bytes: str
+    mnemonic: str
+    operands: str
+    # The symbol a call or jump goes to (`PyErr_NoMemory`, `PyUnicode_AsEncodedString+0x2b8`), if known.
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class DisassemblyListing:
+    """A disassembly window, one instruction per row."""
+
+    title: str
+    instructions: tuple[Instruction, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ResultTable:
+    """Rows of one kind of thing (documents, procedures, strings, references)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    # Which columns hold numbers (right-aligned).
+    numeric: frozenset[int] = frozenset()
+    note: str = ""
+
+
+ResultView = DisassemblyListing | ResultTable
+
+
+def _text(value: Any) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _count(value: Any) -> str:
+    """A size or a count, with thousands separators."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else _text(value)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value[:MAX_ROWS] if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _names(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(n) for n in value if isinstance(n, str))
+    return _text(value)
+
+
+def _first_name(value: Any) -> str:
+    names = value if isinstance(value, list) else []
+    return next((str(n) for n in names if isinstance(n, str) and n), "")
+
+
+def _address(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _ADDRESS.fullmatch(value.strip()):
+        return int(value.strip(), 16)
+    return None
+
+
+def _paging(data: dict[str, Any], shown: int) -> str:
+    """ "rows 1-100 of 877; next page at offset 100", from the usual paging fields."""
+    total, offset, next_offset = data.get("total"), data.get("offset"), data.get("next_offset")
+    if not isinstance(total, int) or isinstance(total, bool):
+        return ""
+    start = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
+    if shown == 0:
+        text = f"none of {total:,}" if total else "none"
+    else:
+        text = f"rows {start + 1:,}-{start + shown:,} of {total:,}"
+    if isinstance(next_offset, int) and not isinstance(next_offset, bool):
+        text += f"; next page at offset {next_offset:,}"
+    return text
+
+
+def _procedure_label(procedure: dict[str, Any]) -> str:
+    name = _first_name(procedure.get("names"))
+    address = _text(procedure.get("address"))
+    return f"{name} at {address}" if name and address else name or address
+
+
+def _in_document(data: dict[str, Any]) -> str:
+    name = _text(_dict(data.get("document")).get("name"))
+    return f" in {name}" if name else ""
+
+
+# ---------------------------------------------------------------- disassembly
+
+
+def _symbolizer(data: dict[str, Any], disassembly: dict[str, Any]) -> Callable[[str, str], str]:
+    """Names for the direct targets of calls and jumps: the server's call names, or an offset in this procedure."""
+    procedure = _dict(data.get("procedure"))
+    start = _address(procedure.get("address"))
+    size = procedure.get("size")
+    own = _first_name(procedure.get("names"))
+    by_site: dict[str, str] = {}
+    by_target: dict[int, str] = {}
+    for call in _dicts(disassembly.get("calls")):
+        name = _first_name(call.get("names"))
+        target = _address(call.get("target"))
+        if name:
+            by_site[_text(call.get("at"))] = name
+            if target is not None:
+                by_target[target] = name
+
+    def symbol(site: str, operands: str) -> str:
+        if site in by_site:
+            return by_site[site]
+        target = _address(operands)
+        if target is None:
+            return ""
+        if target in by_target:
+            return by_target[target]
+        inside = isinstance(size, int) and start is not None and start <= target < start + size
+        if own and inside and start is not None:
+            return own if target == start else f"{own}+0x{target - start:x}"
+        return ""
+
+    return symbol
+
+
+def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
+    disassembly = _dict(data.get("disassembly"))
+    rows = _dicts(disassembly.get("instructions"))
+    if not rows or not any("mnemonic" in row for row in rows):
+        return None
+    symbol = _symbolizer(data, disassembly)
+    instructions = []
+    for row in rows:
+        address, mnemonic, operands = _text(row.get("address")), _text(row.get("mnemonic")), _text(row.get("operands"))
+        branch = _BRANCHES.fullmatch(mnemonic.strip().lower()) is not None
+        instructions.append(
+            Instruction(
+                address, _text(row.get("bytes")), mnemonic, operands, symbol(address, operands) if branch else ""
+            )
+        )
+    procedure = _procedure_label(_dict(data.get("procedure")))
+    title = f"{procedure}{_in_document(data)}" if procedure else "disassembly"
+    window = _dict(disassembly.get("window"))
+    notes = [f"{len(instructions):,} instructions"]
+    if isinstance(window.get("bytes"), int):
+        notes.append(f"a {window['bytes']:,}-byte window from {_text(window.get('start'))}")
+    if disassembly.get("truncated") is True:
+        notes.append("the procedure goes on past the window")
+    if isinstance(disassembly.get("note"), str) and disassembly["note"]:
+        notes.append(disassembly["note"])
+    return DisassemblyListing(title, tuple(instructions), "; ".join(notes))
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _table(
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    data: dict[str, Any],
+    numeric: Sequence[int] = (),
+) -> ResultTable:
+    cells = tuple(tuple(r) for r in rows)
+    return ResultTable(title, tuple(columns), cells, frozenset(numeric), _paging(data, len(rows)))
+
+
+def _sites(value: Any) -> str:
+    return ", ".join(" ".join(p for p in (_text(s.get("at")), _text(s.get("kind"))) if p) for s in _dicts(value))
+
+
+def documents_table(data: dict[str, Any]) -> ResultTable | None:
+    rows = _dicts(data.get("documents"))
+    if not rows or not all("name" in row for row in rows):
+        return None
+    return _table(
+        "documents",
+        ("id", "name", "format", "arch", "procedures", "path"),
+        [
+            [
+                *(_text(r.get(k)) for k in ("id", "name", "format", "arch")),
+                _count(r.get("procedure_count")),
+                _text(r.get("path")),
+            ]
+            for r in rows
+        ],
+        data,
+        numeric=(0, 4),
+    )
+
+
+def procedures_table(data: dict[str, Any]) -> ResultTable | None:
+    rows = _dicts(data.get("procedures"))
+    if not rows or not all("address" in row for row in rows):
+        return None
+    return _table(
+        f"procedures{_in_document(data)}",
+        ("id", "address", "names", "size"),
+        [[_text(r.get("id")), _text(r.get("address")), _names(r.get("names")), _count(r.get("size"))] for r in rows],
+        data,
+        numeric=(0, 3),
+    )
+
+
+def strings_table(data: dict[str, Any]) -> ResultTable | None:
+    rows = _dicts(data.get("strings"))
+    if not rows or not all("text" in row for row in rows):
+        return None
+    query = _text(data.get("query"))
+    return _table(
+        f"strings containing {query!r}" if query else "strings",
+        ("id", "document", "section", "address", "text"),
+        [[_text(r.get(k)) for k in ("id", "document", "section", "address", "text")] for r in rows],
+        data,
+        numeric=(0,),
+    )
+
+
+def _query_label(data: dict[str, Any]) -> str:
+    query = _dict(data.get("query"))
+    kind = _text(query.get("kind"))
+    subject = query.get(kind) if kind else None
+    if isinstance(subject, dict):
+        label = _text(subject.get("text")) or _procedure_label(subject) or _text(subject.get("address"))
+        return f"{kind} {label!r}" if kind == "string" else f"{kind} {label}"
+    return f"{kind} {_text(subject)}".strip()
+
+
+def references_table(data: dict[str, Any], key: str) -> ResultTable | None:
+    rows = _dicts(data.get(key))
+    if not rows or not all(isinstance(r.get("procedure"), dict) for r in rows):
+        return None
+    if key == "references":
+        subject = _query_label(data)
+        title = f"code that refers to {subject}" if subject else "references"
+    else:
+        title = f"callers of {_procedure_label(_dict(data.get('procedure')))}"
+    return _table(
+        title + _in_document(data),
+        ("procedure", "address", "size", "sites"),
+        [
+            [
+                _names(_dict(r["procedure"]).get("names")),
+                _text(_dict(r["procedure"]).get("address")),
+                _count(_dict(r["procedure"]).get("size")),
+                _sites(r.get("sites")),
+            ]
+            for r in rows
+        ],
+        data,
+        numeric=(2,),
+    )
+
+
+def callees_table(data: dict[str, Any]) -> ResultTable | None:
+    rows = _dicts(data.get("callees"))
+    if not rows or not all("target" in r for r in rows):
+        return None
+    return _table(
+        f"called by {_procedure_label(_dict(data.get('procedure')))}{_in_document(data)}",
+        ("target", "names", "import", "sites"),
+        [
+            [
+                _text(r.get("target")),
+                _names(r.get("names")) or _names(_dict(r.get("procedure")).get("names")),
+                _text(r.get("import")),
+                _sites(r.get("sites")),
+            ]
+            for r in rows
+        ],
+        data,
+    )
+
+
+def sections_table(data: dict[str, Any]) -> ResultTable | None:
+    layout = _dict(data.get("layout"))
+    rows = _dicts(layout.get("sections"))
+    if not rows or not all("name" in r for r in rows):
+        return None
+    facts = [f"{k} {_text(layout.get(k))}" for k in ("format", "arch", "entrypoint") if _text(layout.get(k))]
+    return ResultTable(
+        f"sections{_in_document(data)}",
+        ("name", "address", "size", "entropy", "flags"),
+        tuple(
+            (
+                _text(r.get("name")),
+                _text(r.get("address")),
+                _count(r.get("size")),
+                _text(r.get("entropy")),
+                _names(r.get("flags")),
+            )
+            for r in rows
+        ),
+        frozenset({2, 3}),
+        ", ".join(facts),
+    )
+
+
+def result_views(structured: Any) -> list[ResultView]:
+    """The listing or tables a result reads as; empty when its shape is not one of these."""
+    if not isinstance(structured, dict):
+        return []
+    found: list[ResultView | None] = [
+        disassembly_listing(structured),
+        documents_table(structured),
+        procedures_table(structured),
+        strings_table(structured),
+        references_table(structured, "references"),
+        references_table(structured, "callers"),
+        callees_table(structured),
+        sections_table(structured),
+    ]
+    return [view for view in found if view is not None]
