@@ -79,6 +79,13 @@ class ProtocolError(HostError):
         lines += [f"  {sanitize_line(f.field)}: {sanitize_line(f.message)}" for f in self.fields]
         return "\n".join(lines)
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-RPC error object (`code`, `message`, and `data` when the server sent some)."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
     @classmethod
     def from_error(cls, code: int, message: str, data: Any = None) -> ProtocolError:
         return cls(code=code, message=sanitize(message, 2_000), data=data, fields=field_diagnostics(data))

@@ -3,13 +3,15 @@
 Parsed leniently from raw JSON: a server that sends a wrong type in one field
 loses that field (or that item), never the whole listing. Strings are kept as
 the server sent them (they are identifiers the server must get back intact);
-whatever shows them runs them through `sanitize` first.
+whatever shows them runs them through `sanitize` first. Each item also keeps
+the object the server sent (`raw`), which machine output shows as it came.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -31,6 +33,7 @@ class PromptArgument:
     title: str | None = None
     description: str = ""
     required: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -43,6 +46,7 @@ class Prompt:
     title: str | None = None
     description: str = ""
     arguments: tuple[PromptArgument, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -66,6 +70,7 @@ def parse_prompt(raw: Any) -> Prompt | None:
                     title=_opt_str(item.get("title")),
                     description=_str(item.get("description")),
                     required=item.get("required") is True,
+                    raw=item,
                 )
             )
     return Prompt(
@@ -73,6 +78,7 @@ def parse_prompt(raw: Any) -> Prompt | None:
         title=_opt_str(raw.get("title")),
         description=_str(raw.get("description")),
         arguments=tuple(arguments),
+        raw=raw,
     )
 
 
@@ -84,6 +90,9 @@ class Tool:
     input_schema: dict[str, Any] = field(default_factory=dict)
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
+    # How it may run (`taskSupport`: "required", "optional" or "forbidden", MCP 2025-11-25 tasks).
+    execution: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -111,6 +120,8 @@ def parse_tool(raw: Any) -> Tool | None:
         input_schema=_dict(raw.get("inputSchema")),
         output_schema=output if isinstance(output, dict) else None,
         annotations=_dict(raw.get("annotations")),
+        execution=_dict(raw.get("execution")),
+        raw=raw,
     )
 
 
@@ -121,6 +132,7 @@ class Resource:
     title: str | None = None
     description: str = ""
     mime_type: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def parse_resource(raw: Any) -> Resource | None:
@@ -132,6 +144,7 @@ def parse_resource(raw: Any) -> Resource | None:
         title=_opt_str(raw.get("title")),
         description=_str(raw.get("description")),
         mime_type=_opt_str(raw.get("mimeType")),
+        raw=raw,
     )
 
 
@@ -145,6 +158,7 @@ class ResourceTemplate:
     title: str | None = None
     description: str = ""
     mime_type: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -184,6 +198,7 @@ def parse_resource_template(raw: Any) -> ResourceTemplate | None:
         title=_opt_str(raw.get("title")),
         description=_str(raw.get("description")),
         mime_type=_opt_str(raw.get("mimeType")),
+        raw=raw,
     )
 
 
@@ -194,6 +209,7 @@ def parse_resource_template(raw: Any) -> ResourceTemplate | None:
 class TextBlock:
     text: str
     kind: str = "text"
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -203,6 +219,7 @@ class MediaBlock:
     kind: str
     mime_type: str
     size_bytes: int
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -212,6 +229,7 @@ class ResourceLinkBlock:
     description: str = ""
     mime_type: str | None = None
     kind: str = "resource_link"
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -221,6 +239,8 @@ class EmbeddedResourceBlock:
     text: str | None
     blob_size: int | None = None
     kind: str = "resource"
+    # The whole block (`{"type": "resource", "resource": {...}}`), also for a resources/read item.
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -240,6 +260,7 @@ def _decoded_size(data: Any) -> int:
 
 
 def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
+    """One item of `resources/read` contents (or of an embedded resource block)."""
     if not isinstance(raw, dict):
         return None
     blob = raw.get("blob")
@@ -248,6 +269,7 @@ def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
         mime_type=_opt_str(raw.get("mimeType")),
         text=_opt_str(raw.get("text")),
         blob_size=_decoded_size(blob) if isinstance(blob, str) else None,
+        raw={"type": "resource", "resource": raw},
     )
 
 
@@ -256,10 +278,10 @@ def parse_content_block(raw: Any) -> ContentBlock:
         return UnknownBlock(kind=type(raw).__name__)
     kind = _str(raw.get("type"), "unknown")
     if kind == "text":
-        return TextBlock(text=_str(raw.get("text")))
+        return TextBlock(text=_str(raw.get("text")), raw=raw)
     if kind in ("image", "audio"):
         return MediaBlock(
-            kind=kind, mime_type=_str(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data"))
+            kind=kind, mime_type=_str(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data")), raw=raw
         )
     if kind == "resource_link":
         return ResourceLinkBlock(
@@ -267,11 +289,12 @@ def parse_content_block(raw: Any) -> ContentBlock:
             name=_str(raw.get("name")),
             description=_str(raw.get("description")),
             mime_type=_opt_str(raw.get("mimeType")),
+            raw=raw,
         )
     if kind == "resource":
         embedded = parse_resource_contents(raw.get("resource"))
         if embedded is not None:
-            return embedded
+            return replace(embedded, raw=raw)
     return UnknownBlock(kind=kind, raw=raw)
 
 
@@ -296,25 +319,53 @@ def block_text(block: ContentBlock) -> str:
 
 
 def block_json(block: ContentBlock) -> dict[str, Any]:
-    """A content block for machine output, with MCP's camelCase keys."""
+    """A content block for machine output: as the server sent it (MCP's keys, data included).
+
+    A block restored from an older transcript has no server form; it is
+    written with MCP's camelCase keys from what was kept.
+    """
+    if block.raw:
+        return dict(block.raw)
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, MediaBlock):
         return {"type": block.kind, "mimeType": block.mime_type, "sizeBytes": block.size_bytes}
     if isinstance(block, ResourceLinkBlock):
-        return {
-            "type": "resource_link",
-            "uri": block.uri,
-            "name": block.name,
-            "description": block.description,
-            "mimeType": block.mime_type,
-        }
+        link: dict[str, Any] = {"type": "resource_link", "uri": block.uri, "name": block.name}
+        if block.description:
+            link["description"] = block.description
+        if block.mime_type is not None:
+            link["mimeType"] = block.mime_type
+        return link
     if isinstance(block, EmbeddedResourceBlock):
-        return {
-            "type": "resource",
-            "uri": block.uri,
-            "mimeType": block.mime_type,
-            "text": block.text,
-            "blobSize": block.blob_size,
-        }
+        embedded: dict[str, Any] = {"uri": block.uri}
+        if block.mime_type is not None:
+            embedded["mimeType"] = block.mime_type
+        if block.text is not None:
+            embedded["text"] = block.text
+        if block.blob_size is not None:
+            embedded["blobSize"] = block.blob_size
+        return {"type": "resource", "resource": embedded}
     return {"type": block.kind}
+
+
+def block_summary(block: ContentBlock) -> str:
+    """One line naming what a block is: its type, MIME type, size and URI (plain text; sanitize to show it)."""
+    if isinstance(block, TextBlock):
+        return f"<text, {len(block.text):,} characters>"
+    if isinstance(block, MediaBlock):
+        return f"<{block.kind} {block.mime_type}, {block.size_bytes:,} bytes>"
+    if isinstance(block, ResourceLinkBlock):
+        parts = [block.uri] + ([block.mime_type] if block.mime_type else [])
+        named = f" {block.name!r}" if block.name else ""
+        return f"<resource_link {' '.join(parts)}{named}>"
+    if isinstance(block, EmbeddedResourceBlock):
+        kind = block.mime_type or "no MIME type"
+        if block.text is not None:
+            size = f"{len(block.text):,} characters"
+        elif block.blob_size is not None:
+            size = f"{block.blob_size:,} bytes, binary"
+        else:
+            size = "empty"
+        return f"<resource {block.uri or '(no uri)'} ({kind}, {size})>"
+    return f"<{block.kind}, {len(json.dumps(block.raw, default=str)):,} bytes of JSON>"
