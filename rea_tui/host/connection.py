@@ -45,7 +45,7 @@ from rea_tui.host.interaction import ElicitationHandler, SamplingHandler
 from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.requests import ProgressCallback, RequestSender
-from rea_tui.host.roots import Root, Roots
+from rea_tui.host.roots import Roots
 from rea_tui.host.server_log import ServerLog
 from rea_tui.host.task_board import TaskBoard
 from rea_tui.host.traffic import TrafficLog
@@ -105,6 +105,8 @@ class Connection(RequestSender, ServerCallbacks):
         self.server_name = ""
         self.server_version = ""
         self.server_title: str | None = None
+        # `serverInfo` as the server sent it.
+        self.server_info: dict[str, Any] = {}
         self.instructions = ""
         self.capabilities: dict[str, Any] = {}
         # What the HTTP layer refused (401, 404, 5xx), to report it as HTTP rather than as JSON-RPC.
@@ -298,6 +300,7 @@ class Connection(RequestSender, ServerCallbacks):
             capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if capabilities else {}
         )
         info = client.server_info
+        self.server_info = info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}
         self.server_name = info.name if info else ""
         self.server_version = info.version if info else ""
         self.server_title = info.title if info else None
@@ -376,7 +379,7 @@ class Connection(RequestSender, ServerCallbacks):
         self.stderr.append(b"\n--- reconnect ---\n")
         await self.start()
 
-    # ------------------------------------------------------------ what the analyst changes while connected
+    # ------------------------------------------------------------ requests
 
     def _session(self) -> Any:
         client = self._client
@@ -385,14 +388,3 @@ class Connection(RequestSender, ServerCallbacks):
                 raise self.last_error
             raise ServerUnavailable(f"{self.name} is not connected")
         return client.session
-
-    async def set_roots(self, roots: list[Root] | tuple[Root, ...]) -> bool:
-        """Offer these roots from now on; a change is announced (`notifications/roots/list_changed`)."""
-        if not self.roots.replace(roots):
-            return False
-        if self.is_ready:
-            import mcp_types as types
-
-            await self._session().send_notification(types.RootsListChangedNotification())
-            self.traffic.record_event("roots", f"{len(self.roots.items)} roots offered")
-        return True

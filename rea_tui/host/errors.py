@@ -48,6 +48,16 @@ class ServerExited(HostError):
         return text
 
 
+class CapabilityMissing(HostError):
+    """The server does not declare what a request needs; nothing was sent."""
+
+    def __init__(self, server: str, capability: str, method: str) -> None:
+        super().__init__(f"{server} does not offer {capability} (no {capability!r} capability): {method} was not sent")
+        self.server = server
+        self.capability = capability
+        self.method = method
+
+
 class RequestTimedOut(HostError):
     """No reply within the request's timeout; the request was cancelled."""
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from rea_tui.host.config import ServerSpec
     from rea_tui.host.http_status import HttpStatusLog
+    from rea_tui.host.server_log import ServerLog
     from rea_tui.host.traffic import TrafficLog
     from rea_tui.host.transport import StderrBuffer, StdioProcess
     from rea_tui.host.waiting import AnalystWaits
@@ -58,7 +59,12 @@ class RequestSender:
     http_status: HttpStatusLog
     protocol_version: str
     waits: AnalystWaits
+    log: ServerLog
     _process: StdioProcess | None
+
+    @property
+    def modern(self) -> bool:
+        raise NotImplementedError
 
     @property
     def name(self) -> str:
@@ -98,6 +104,11 @@ class RequestSender:
 
         session = self._session()
         sent = dict(params or {})
+        if self.modern and self.log.level is not None:
+            # 2026-07-28 logging is opted into per request (the SDK's stamp keeps a level given here).
+            import mcp_types as types
+
+            sent["_meta"] = {**sent.get("_meta", {}), types.LOG_LEVEL_META_KEY: self.log.level}
         limit = self.timeout if timeout is None else timeout
         started = time.monotonic()
         mark = self.http_status.mark()
@@ -146,6 +157,13 @@ class RequestSender:
         self.traffic.record_event("reply/malformed", message)
         self._emit(BadOutputReceived(self.name, message))
         return reply
+
+    async def notify_roots_changed(self) -> None:
+        """`notifications/roots/list_changed` (the server asks `roots/list` again)."""
+        import mcp_types as types
+
+        await self._session().send_notification(types.RootsListChangedNotification())
+        self.traffic.record_event("roots", "roots changed; the server was told")
 
     async def request_interactive(
         self,

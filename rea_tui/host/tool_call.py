@@ -166,9 +166,11 @@ class _Call:
         except TaskNotCreated as direct:
             return direct.result
         connection.tasks.update(state, tool=entry.tool, entry_id=entry.id)
-        self.task_status(state)
         if not wait:
             entry.outcome = "task_submitted"
+            entry.result = {"task": state.raw}
+        self.task_status(state)
+        if not wait:
             return None
         try:
             result = await wait_for_task(connection, state, timeout=self.timeout, on_status=self.task_status)

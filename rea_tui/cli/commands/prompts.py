@@ -16,15 +16,8 @@ ARGUMENT_DESCRIPTION_LIMIT = 300
 
 
 def prompt_json(prompt: Prompt) -> dict[str, Any]:
-    return {
-        "name": prompt.name,
-        "title": prompt.title,
-        "description": prompt.description,
-        "arguments": [
-            {"name": a.name, "title": a.title, "description": a.description, "required": a.required}
-            for a in prompt.arguments
-        ],
-    }
+    """The prompt as the server listed it."""
+    return dict(prompt.raw) or {"name": prompt.name}
 
 
 async def body(context: Context, hosted: HostedServer) -> int:
