@@ -112,7 +112,9 @@ _EXPORTS: dict[str, str] = {
     "workflow_from_record": "replay",
     # the trust boundary
     "EgressViolation": "egress",
+    "UNSAFE_CHARACTER": "egress",
     "guard": "egress",
+    "strict_egress": "egress",
     "sanitize": "safe_text",
     "sanitize_line": "safe_text",
     # the completion audit
@@ -227,8 +229,10 @@ if TYPE_CHECKING:
     from rea_tui.host.connection import Connection as Connection
     from rea_tui.host.discovery import discover as discover
     from rea_tui.host.discovery import find_server as find_server
+    from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
     from rea_tui.host.egress import EgressViolation as EgressViolation
     from rea_tui.host.egress import guard as guard
+    from rea_tui.host.egress import strict_egress as strict_egress
     from rea_tui.host.errors import AuthorizationRequired as AuthorizationRequired
     from rea_tui.host.errors import CapabilityMissing as CapabilityMissing
     from rea_tui.host.errors import FieldDiagnostic as FieldDiagnostic

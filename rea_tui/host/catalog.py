@@ -101,7 +101,12 @@ class TemplateCatalog(Catalog[ResourceTemplate]):
 
 
 class ServerCatalogs:
-    """The four catalogs of one connection, refreshed together and on list_changed."""
+    """The four catalogs of one connection, refreshed together and on list_changed.
+
+    They also turn what the analyst sees (display-safe names) back into what the
+    server sent (`wire_*`), for the requests that name a prompt, a template or
+    their arguments.
+    """
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -132,3 +137,15 @@ class ServerCatalogs:
             await self.resources.refresh()
             await self.templates.refresh()
         return True
+
+    def wire_names(self, kind: str, name: str) -> tuple[str, dict[str, str]]:
+        """A prompt's (or template's) name as the server sent it, and its argument names the same way."""
+        if kind == "prompt":
+            prompt = self.prompts.get(name)
+            if prompt is not None:
+                return prompt.wire, {a.name: a.wire for a in prompt.arguments}
+        else:
+            template = self.templates.get(name)
+            if template is not None and len(template.variables) == len(template.wire_variables):
+                return template.wire, dict(zip(template.variables, template.wire_variables, strict=True))
+        return name, {}

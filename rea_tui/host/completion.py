@@ -205,6 +205,7 @@ class _Field:
 
 
 Deliver = Callable[[CompletionPage | CompletionFailure], None]
+WireNames = Callable[[str, str], tuple[str, dict[str, str]]]
 
 
 @dataclass
@@ -214,6 +215,8 @@ class CompletionFeed:
     connection: Connection
     log: CompletionLog = field(default_factory=CompletionLog)
     timeout: float = COMPLETION_TIMEOUT
+    # Turns a ref's (display) name into the server's own names: (wire name, {argument: wire argument}).
+    wire_names: WireNames | None = None
     _fields: dict[tuple[CompletionRef, str], _Field] = field(default_factory=dict)
 
     @property
@@ -245,9 +248,16 @@ class CompletionFeed:
         return page
 
     async def _request(self, ref: CompletionRef, argument: str, value: str, context: dict[str, str]) -> CompletionPage:
-        params: dict[str, Any] = {"ref": ref.to_wire(), "argument": {"name": argument, "value": value}}
+        wire_ref, arguments = ref, dict[str, str]()
+        if self.wire_names is not None:
+            name, arguments = self.wire_names(ref.kind, ref.name)
+            wire_ref = CompletionRef(ref.kind, name)
+        params: dict[str, Any] = {
+            "ref": wire_ref.to_wire(),
+            "argument": {"name": arguments.get(argument, argument), "value": value},
+        }
         if context:
-            params["context"] = {"arguments": context}
+            params["context"] = {"arguments": {arguments.get(k, k): v for k, v in context.items()}}
         started = time.perf_counter()
         schema_warning: list[str] = []
         try:

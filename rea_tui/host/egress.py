@@ -16,31 +16,27 @@ import os
 import re
 from typing import Final
 
+from rea_tui.host.safe_text import INVISIBLE_CONTROLS, visible
+
 STRICT_ENV: Final = "REA_TUI_STRICT_EGRESS"
 
-# Bidi embeddings/overrides/isolates and marks, zero-width characters, BOM, line/paragraph separators.
-_INVISIBLE_CONTROLS: Final = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-UNSAFE_CHARACTER: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE_CONTROLS}]")
+# What must never reach a terminal from outside: C0 controls but TAB and LF, DEL, C1, and the invisible ones.
+UNSAFE_CHARACTER: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}]")
 
 
 class EgressViolation(RuntimeError):
     """A character that acts on a terminal was about to be written (strict mode)."""
 
 
-def strict() -> bool:
+def strict_egress() -> bool:
     return os.environ.get(STRICT_ENV) == "1"
-
-
-def visible(character: str) -> str:
-    """How a neutralized character is shown: `<U+202E>`."""
-    return f"<U+{ord(character):04X}>"
 
 
 def guard(text: str, where: str = "output") -> str:
     """`text` with nothing in it that can act on a terminal; raises in strict mode if it had any."""
     if UNSAFE_CHARACTER.search(text) is None:
         return text
-    if strict():
+    if strict_egress():
         found = sorted({visible(c) for c in UNSAFE_CHARACTER.findall(text)})
         raise EgressViolation(f"{where}: unsanitized text would reach the terminal ({', '.join(found)})")
     return UNSAFE_CHARACTER.sub(lambda m: visible(m.group(0)), text)

@@ -53,7 +53,7 @@ class HostedServer:
         self.spec = spec
         self.connection = Connection(spec, timeout=timeout, connect_timeout=timeout, memory=memory, started=started)
         self.catalogs = ServerCatalogs(self.connection)
-        self.completions = CompletionFeed(self.connection)
+        self.completions = CompletionFeed(self.connection, wire_names=self.catalogs.wire_names)
         self.target: str | None = None
         # What rea://session says of the target ("opening", "ready", ...); None for other servers.
         self.target_state: str | None = None

@@ -1,10 +1,16 @@
 """What the host knows about a server's prompts, tools, resources and content.
 
+This is where server text enters the host, so it is made display-safe here,
+once (`safe_text.sanitize`): every name, title, description, URI and text a
+model carries is safe to show. Identifiers the server must get back intact
+are also kept as the server sent them, in `wire_*` fields read only by the
+code that builds requests (`.wire` gives the raw value, or the name when they
+are the same). Schemas and `structuredContent` are data, not text: they stay
+as they came and are never shown without sanitizing.
+
 Parsed leniently from raw JSON: a server that sends a wrong type in one field
-loses that field (or that item), never the whole listing. Strings are kept as
-the server sent them (they are identifiers the server must get back intact);
-whatever shows them runs them through `sanitize` first. Each item also keeps
-the object the server sent (`raw`), which machine output shows as it came.
+loses that field (or that item), never the whole listing. Each item also keeps
+the object the server sent (`raw`), for machine output only (JSON, escaped): never shown.
 """
 
 from __future__ import annotations
@@ -14,17 +20,45 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rea_tui.host.safe_text import DEFAULT_LIMIT, LINE_LIMIT, sanitize, sanitize_line
 
-def _str(value: Any, default: str = "") -> str:
-    return value if isinstance(value, str) else default
+# How long each kind of server text may be once it is in the host (content text is kept whole: it is shown in parts).
+NAME_LIMIT = LINE_LIMIT
+DESCRIPTION_LIMIT = DEFAULT_LIMIT
+URI_LIMIT = 2_000
 
 
-def _opt_str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+def _name(value: Any, default: str = "") -> str:
+    return sanitize_line(value, NAME_LIMIT) if isinstance(value, str) else default
+
+
+def _opt_name(value: Any) -> str | None:
+    return sanitize_line(value, NAME_LIMIT) if isinstance(value, str) else None
+
+
+def _text(value: Any, limit: int | None = DESCRIPTION_LIMIT) -> str:
+    return sanitize(value, limit) if isinstance(value, str) else ""
+
+
+def _raw(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _wire(raw: str, safe: str) -> str:
+    """The raw form, kept only where it differs from the safe one."""
+    return "" if raw == safe else raw
+
+
+def _safe_annotations(value: Any) -> dict[str, Any]:
+    """Annotations are only ever shown: their strings are made safe, other values kept."""
+    annotations: dict[str, Any] = {}
+    for key, item in _dict(value).items():
+        annotations[sanitize_line(key, NAME_LIMIT)] = sanitize_line(item, NAME_LIMIT) if isinstance(item, str) else item
+    return annotations
 
 
 @dataclass(frozen=True)
@@ -33,11 +67,17 @@ class PromptArgument:
     title: str | None = None
     description: str = ""
     required: bool = False
+    wire_name: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
         return self.title or self.name
+
+    @property
+    def wire(self) -> str:
+        """The name as the server sent it (what goes back in prompts/get and completion)."""
+        return self.wire_name or self.name
 
 
 @dataclass(frozen=True)
@@ -46,6 +86,7 @@ class Prompt:
     title: str | None = None
     description: str = ""
     arguments: tuple[PromptArgument, ...] = ()
+    wire_name: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -53,8 +94,17 @@ class Prompt:
         return self.title or self.name
 
     @property
+    def wire(self) -> str:
+        return self.wire_name or self.name
+
+    @property
     def required_arguments(self) -> tuple[PromptArgument, ...]:
         return tuple(a for a in self.arguments if a.required)
+
+    def wire_arguments(self, values: dict[str, str]) -> dict[str, str]:
+        """`values` keyed by argument name, re-keyed by the names the server sent (unknown names kept)."""
+        wire = {a.name: a.wire for a in self.arguments}
+        return {wire.get(name, name): value for name, value in values.items()}
 
 
 def parse_prompt(raw: Any) -> Prompt | None:
@@ -64,20 +114,24 @@ def parse_prompt(raw: Any) -> Prompt | None:
     raw_args = raw.get("arguments")
     for item in raw_args if isinstance(raw_args, list) else []:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
+            name = _name(item["name"])
             arguments.append(
                 PromptArgument(
-                    name=item["name"],
-                    title=_opt_str(item.get("title")),
-                    description=_str(item.get("description")),
+                    name=name,
+                    title=_opt_name(item.get("title")),
+                    description=_text(item.get("description")),
                     required=item.get("required") is True,
+                    wire_name=_wire(item["name"], name),
                     raw=item,
                 )
             )
+    name = _name(raw["name"])
     return Prompt(
-        name=raw["name"],
-        title=_opt_str(raw.get("title")),
-        description=_str(raw.get("description")),
+        name=name,
+        title=_opt_name(raw.get("title")),
+        description=_text(raw.get("description")),
         arguments=tuple(arguments),
+        wire_name=_wire(raw["name"], name),
         raw=raw,
     )
 
@@ -90,13 +144,19 @@ class Tool:
     input_schema: dict[str, Any] = field(default_factory=dict)
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
-    # How it may run (`taskSupport`: "required", "optional" or "forbidden", MCP 2025-11-25 tasks).
+    wire_name: str = ""
+    # What the server declared about how the tool runs (task support), kept as it came.
     execution: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
-        return self.title or _str(self.annotations.get("title")) or self.name
+        title = self.annotations.get("title")
+        return self.title or (title if isinstance(title, str) else "") or self.name
+
+    @property
+    def wire(self) -> str:
+        return self.wire_name or self.name
 
     @property
     def read_only(self) -> bool:
@@ -113,13 +173,15 @@ def parse_tool(raw: Any) -> Tool | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         return None
     output = raw.get("outputSchema")
+    name = _name(raw["name"])
     return Tool(
-        name=raw["name"],
-        title=_opt_str(raw.get("title")),
-        description=_str(raw.get("description")),
+        name=name,
+        title=_opt_name(raw.get("title")),
+        description=_text(raw.get("description")),
         input_schema=_dict(raw.get("inputSchema")),
         output_schema=output if isinstance(output, dict) else None,
-        annotations=_dict(raw.get("annotations")),
+        annotations=_safe_annotations(raw.get("annotations")),
+        wire_name=_wire(raw["name"], name),
         execution=_dict(raw.get("execution")),
         raw=raw,
     )
@@ -132,23 +194,45 @@ class Resource:
     title: str | None = None
     description: str = ""
     mime_type: str | None = None
+    wire_uri: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def wire(self) -> str:
+        return self.wire_uri or self.uri
+
+
+def _uri(value: str) -> str:
+    return sanitize_line(value, URI_LIMIT)
 
 
 def parse_resource(raw: Any) -> Resource | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("uri"), str):
         return None
+    uri = _uri(raw["uri"])
     return Resource(
-        uri=raw["uri"],
-        name=_str(raw.get("name")),
-        title=_opt_str(raw.get("title")),
-        description=_str(raw.get("description")),
-        mime_type=_opt_str(raw.get("mimeType")),
+        uri=uri,
+        name=_name(raw.get("name")),
+        title=_opt_name(raw.get("title")),
+        description=_text(raw.get("description")),
+        mime_type=_opt_name(raw.get("mimeType")),
+        wire_uri=_wire(raw["uri"], uri),
         raw=raw,
     )
 
 
 _TEMPLATE_VARIABLE = re.compile(r"\{[+#./;?&]?([^}]+)\}")
+
+
+def template_variables(uri_template: str) -> tuple[str, ...]:
+    """Variable names in RFC 6570 order of appearance (`{a}`, `{+a}`, `{?a,b}`...)."""
+    names: list[str] = []
+    for group in _TEMPLATE_VARIABLE.findall(uri_template):
+        for part in group.split(","):
+            name = part.strip().rstrip("*").split(":")[0]
+            if name and name not in names:
+                names.append(name)
+    return tuple(names)
 
 
 @dataclass(frozen=True)
@@ -158,22 +242,34 @@ class ResourceTemplate:
     title: str | None = None
     description: str = ""
     mime_type: str | None = None
+    wire_template: str = ""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
+    def wire(self) -> str:
+        return self.wire_template or self.uri_template
+
+    @property
     def variables(self) -> tuple[str, ...]:
-        """Variable names in RFC 6570 order of appearance (`{a}`, `{+a}`, `{?a,b}`...)."""
-        names: list[str] = []
-        for group in _TEMPLATE_VARIABLE.findall(self.uri_template):
-            for part in group.split(","):
-                name = part.strip().rstrip("*").split(":")[0]
-                if name and name not in names:
-                    names.append(name)
-        return tuple(names)
+        return template_variables(self.uri_template)
+
+    @property
+    def wire_variables(self) -> tuple[str, ...]:
+        """The variable names as the server sent them (what completion asks about)."""
+        return template_variables(self.wire)
+
+    def wire_values(self, values: dict[str, str]) -> dict[str, str]:
+        """`values` keyed by variable name, re-keyed by the names in the server's template."""
+        if len(self.wire_variables) != len(self.variables):
+            return dict(values)
+        wire = dict(zip(self.variables, self.wire_variables, strict=True))
+        return {wire.get(name, name): value for name, value in values.items()}
 
     def expand(self, values: dict[str, str]) -> str:
-        """Fill the template (simple expansion; values are percent-encoded)."""
+        """Fill the server's template (simple expansion; values are percent-encoded): the URI to read."""
         from urllib.parse import quote
+
+        values = self.wire_values(values)
 
         def replace(match: re.Match[str]) -> str:
             expression = match.group(0)[1:-1]
@@ -186,18 +282,20 @@ class ResourceTemplate:
             prefix = {"#": "#", ".": ".", "/": "/", ";": ";"}.get(operator, "")
             return prefix + ",".join(v for _, v in present) if present else ""
 
-        return _TEMPLATE_VARIABLE.sub(replace, self.uri_template)
+        return _TEMPLATE_VARIABLE.sub(replace, self.wire)
 
 
 def parse_resource_template(raw: Any) -> ResourceTemplate | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("uriTemplate"), str):
         return None
+    template = _uri(raw["uriTemplate"])
     return ResourceTemplate(
-        uri_template=raw["uriTemplate"],
-        name=_str(raw.get("name")),
-        title=_opt_str(raw.get("title")),
-        description=_str(raw.get("description")),
-        mime_type=_opt_str(raw.get("mimeType")),
+        uri_template=template,
+        name=_name(raw.get("name")),
+        title=_opt_name(raw.get("title")),
+        description=_text(raw.get("description")),
+        mime_type=_opt_name(raw.get("mimeType")),
+        wire_template=_wire(raw["uriTemplate"], template),
         raw=raw,
     )
 
@@ -229,6 +327,12 @@ class ResourceLinkBlock:
     description: str = ""
     mime_type: str | None = None
     kind: str = "resource_link"
+    wire_uri: str = ""
+
+    @property
+    def wire(self) -> str:
+        """The URI as the server sent it (what "open into evidence" reads)."""
+        return self.wire_uri or self.uri
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -264,10 +368,11 @@ def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
     if not isinstance(raw, dict):
         return None
     blob = raw.get("blob")
+    text = raw.get("text")
     return EmbeddedResourceBlock(
-        uri=_str(raw.get("uri")),
-        mime_type=_opt_str(raw.get("mimeType")),
-        text=_opt_str(raw.get("text")),
+        uri=_uri(_raw(raw.get("uri"))),
+        mime_type=_opt_name(raw.get("mimeType")),
+        text=sanitize(text, None) if isinstance(text, str) else None,
         blob_size=_decoded_size(blob) if isinstance(blob, str) else None,
         raw={"type": "resource", "resource": raw},
     )
@@ -276,19 +381,22 @@ def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
 def parse_content_block(raw: Any) -> ContentBlock:
     if not isinstance(raw, dict):
         return UnknownBlock(kind=type(raw).__name__)
-    kind = _str(raw.get("type"), "unknown")
+    kind = _name(raw.get("type"), "unknown")
     if kind == "text":
-        return TextBlock(text=_str(raw.get("text")), raw=raw)
+        return TextBlock(text=_text(raw.get("text"), None), raw=raw)
     if kind in ("image", "audio"):
         return MediaBlock(
-            kind=kind, mime_type=_str(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data")), raw=raw
+            kind=kind, mime_type=_name(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data")), raw=raw
         )
     if kind == "resource_link":
+        raw_uri = _raw(raw.get("uri"))
+        uri = _uri(raw_uri)
         return ResourceLinkBlock(
-            uri=_str(raw.get("uri")),
-            name=_str(raw.get("name")),
-            description=_str(raw.get("description")),
-            mime_type=_opt_str(raw.get("mimeType")),
+            uri=uri,
+            name=_name(raw.get("name")),
+            description=_text(raw.get("description")),
+            mime_type=_opt_name(raw.get("mimeType")),
+            wire_uri=_wire(raw_uri, uri),
             raw=raw,
         )
     if kind == "resource":

@@ -1,10 +1,13 @@
 """The one function that turns any server-provided string into safe plain text.
 
 Everything a server sends (names, descriptions, completion values, results,
-stderr) passes through `sanitize` before it is shown, logged or exported. The
-result contains no escape sequences and no control characters other than
-newline and tab, so it can be handed to Rich as plain text (never markup) and
-can never reach the terminal as a command.
+stderr) passes through `sanitize` where it enters the host, before it is
+shown, logged or exported. The result contains no escape sequences and no
+control characters other than newline and tab, so it can be handed to Rich
+as plain text (never markup) and can never reach the terminal as a command.
+Bidi controls (which reorder what follows them: a U+202E turns `exe.txt` into
+`txt.exe` on screen) and zero-width characters (which hide what a name really
+is) are kept visible as `<U+202E>`, so the analyst sees that they are there.
 """
 
 from __future__ import annotations
@@ -32,6 +35,18 @@ _ESCAPE_SEQUENCE: Final = re.compile(
 # C0 controls except TAB (\x09) and LF (\x0a), DEL, and the C1 range.
 _CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
+# Bidi embeddings, overrides, isolates and marks; zero-width characters and joiners; invisible operators;
+# the BOM; interlinear annotation marks; line and paragraph separators (they break a line where none shows).
+INVISIBLE_CONTROLS: Final = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+_INVISIBLE: Final = re.compile(f"[{INVISIBLE_CONTROLS}]")
+# Text with none of the above needs no work (the common case, kept fast for completion pages).
+_NEEDS_WORK: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}]")
+
+
+def visible(character: str) -> str:
+    """How a neutralized invisible character is shown: `<U+202E>`."""
+    return f"<U+{ord(character):04X}>"
+
 
 def sanitize(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
     """Return `value` as plain, terminal-safe text.
@@ -42,6 +57,8 @@ def sanitize(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
     visible "... (N more characters)" marker.
     """
     text = value if isinstance(value, str) else str(value)
+    if (limit is None or len(text) <= limit) and _NEEDS_WORK.search(text) is None:
+        return text
     overflow = 0
     if limit is not None and len(text) > 4 * limit:
         # Bound the regex work on huge payloads; the precise cut happens below
@@ -51,12 +68,17 @@ def sanitize(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ESCAPE_SEQUENCE.sub("", text)
     text = _CONTROL_CHARACTERS.sub("", text)
+    text = _INVISIBLE.sub(lambda m: visible(m.group(0)), text)
     if limit is not None and (len(text) > limit or overflow):
         more = max(len(text) - limit, 0) + overflow
         text = f"{text[:limit]}... ({more:,} more characters)"
     return text
 
 
-def sanitize_line(value: object, limit: int | None = 500) -> str:
-    """Like `sanitize`, for places that show a single line (titles, table cells)."""
-    return " ".join(sanitize(value, limit).split("\n"))
+LINE_LIMIT: Final = 500
+
+
+def sanitize_line(value: object, limit: int | None = LINE_LIMIT) -> str:
+    """Like `sanitize`, for places that show a single line (names, titles, table cells)."""
+    text = sanitize(value, limit)
+    return text.replace("\n", " ").replace("\t", " ") if "\n" in text or "\t" in text else text

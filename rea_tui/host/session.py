@@ -193,7 +193,8 @@ class Session:
         from rea_tui.host.workflow import render_prompt
 
         hosted = self._require(server)
-        workflow = await render_prompt(hosted.connection, name, values, hosted.catalogs.tools.items)
+        prompt = hosted.catalogs.prompts.get(name)
+        workflow = await render_prompt(hosted.connection, prompt or name, values, hosted.catalogs.tools.items)
         self.recorder.workflow(server, workflow)
         return workflow
 
@@ -233,9 +234,12 @@ class Session:
         )
 
     async def read_resource(self, server: str, uri: str) -> EvidenceEntry:
+        """Read a resource into the ledger; `uri` as listed (display-safe) or as the server wrote it."""
         from rea_tui.host.tool_call import run_resource_read
 
-        return await run_resource_read(self._require(server), self.ledger, uri)
+        hosted = self._require(server)
+        listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None)
+        return await run_resource_read(hosted, self.ledger, listed.wire if listed is not None else uri)
 
     def _require(self, server: str) -> HostedServer:
         hosted = self.ready(server)

@@ -117,6 +117,8 @@ class _Call:
         self.tool = tool
         self.timeout = timeout
         self.on_update = on_update
+        # The name as the server sent it (the entry shows the display-safe one).
+        self.wire_name = tool.wire if tool is not None else entry.tool
 
     def changed(self) -> None:
         self.ledger.changed(self.entry)
@@ -136,7 +138,7 @@ class _Call:
                     return await self.as_task(wait=wait)
                 return await self.connection.request_interactive(
                     "tools/call",
-                    {"name": entry.tool, "arguments": entry.arguments},
+                    {"name": self.wire_name, "arguments": entry.arguments},
                     timeout=self.timeout,
                     on_progress=self.progressed,
                     pausable=True,
@@ -162,7 +164,7 @@ class _Call:
         """Task-augmented: start the task, then poll it to its result (None: submitted only, or cancelled)."""
         connection, entry = self.connection, self.entry
         try:
-            state = await start_task(connection, entry.tool, entry.arguments, timeout=self.timeout)
+            state = await start_task(connection, self.wire_name, entry.arguments, timeout=self.timeout)
         except TaskNotCreated as direct:
             return direct.result
         connection.tasks.update(state, tool=entry.tool, entry_id=entry.id)

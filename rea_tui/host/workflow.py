@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.models import ContentBlock, Tool, block_text, parse_content
+from rea_tui.host.models import ContentBlock, Prompt, Tool, block_text, parse_content
+from rea_tui.host.safe_text import sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
@@ -63,14 +64,14 @@ def parse_workflow(
     for raw in raw_messages if isinstance(raw_messages, list) else []:
         if not isinstance(raw, dict):
             continue
-        role = raw.get("role") if isinstance(raw.get("role"), str) else "?"
-        messages.append(WorkflowMessage(role=str(role), blocks=tuple(parse_content(raw.get("content")))))
+        role = sanitize_line(raw["role"]) if isinstance(raw.get("role"), str) else "?"
+        messages.append(WorkflowMessage(role=role, blocks=tuple(parse_content(raw.get("content")))))
     description = result.get("description")
     text = "\n\n".join(block_text(b) for m in messages for b in m.blocks)
     return Workflow(
         prompt=prompt,
         arguments=dict(arguments),
-        description=description if isinstance(description, str) else "",
+        description=sanitize(description) if isinstance(description, str) else "",
         messages=tuple(messages),
         steps=tuple(find_steps(text, tools)),
         raw=dict(result),
@@ -78,12 +79,18 @@ def parse_workflow(
 
 
 async def render_prompt(
-    connection: Connection, prompt: str, arguments: Mapping[str, str], tools: Iterable[Tool]
+    connection: Connection, prompt: str | Prompt, arguments: Mapping[str, str], tools: Iterable[Tool]
 ) -> Workflow:
-    """Call `prompts/get` with the non-empty arguments and build the workflow."""
+    """Call `prompts/get` with the non-empty arguments and build the workflow.
+
+    With the `Prompt` from the catalog, the request carries the names the server
+    sent (its `wire_*` names); a bare name is sent as given.
+    """
     filled = {k: v for k, v in arguments.items() if v != ""}
-    params: dict[str, Any] = {"name": prompt}
+    name = prompt if isinstance(prompt, str) else prompt.name
+    wire_name = prompt if isinstance(prompt, str) else prompt.wire
+    params: dict[str, Any] = {"name": wire_name}
     if filled:
-        params["arguments"] = filled
+        params["arguments"] = filled if isinstance(prompt, str) else prompt.wire_arguments(filled)
     result = await connection.request("prompts/get", params)
-    return parse_workflow(prompt, filled, result, tools)
+    return parse_workflow(name, filled, result, tools)

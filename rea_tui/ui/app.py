@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from rea_tui.ui.messages import JobFailed
+from rea_tui.ui.screen_guard import guard_update
 from rea_tui.ui.screens.main import MainScreen
 from rea_tui.ui.settings import AppSettings
 from rea_tui.ui.styles import stylesheet
@@ -62,6 +63,10 @@ class ReaApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        # Every frame passes the egress guard (see screen_guard): the one place all painting goes through.
+        super()._display(screen, guard_update(renderable) if renderable is not None else None)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # A text cursor only blinks while focused; the settings may say it never does.

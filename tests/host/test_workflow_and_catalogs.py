@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from rea_tui.host.catalog import ServerCatalogs
 from rea_tui.host.connection import Connection
@@ -57,12 +58,16 @@ async def test_hostile_server_strings_survive_as_plain_text() -> None:
         # The two malformed prompt entries are skipped and counted, not fatal.
         assert len(catalogs.prompts.items) == 1 and catalogs.prompts.skipped == 2
         prompt = catalogs.prompts.items[0]
-        shown = sanitize(prompt.name) + sanitize(prompt.description)
+        # Made safe where it entered the host: the model's text can be shown as it is.
+        shown = prompt.name + prompt.description
         assert "\x1b" not in shown and "\x07" not in shown
         assert "[red]x[/red]" in shown
-        assert "\x1b" in prompt.name  # kept intact to send back to the server
-        workflow = await render_prompt(connection, prompt.name, {"thing": "a"}, catalogs.tools.items)
+        assert sanitize(prompt.name) == prompt.name
+        assert "\x1b" in prompt.wire  # the name as sent, kept intact to send back to the server
+        workflow = await render_prompt(connection, prompt, {"thing": "a"}, catalogs.tools.items)
         assert [s.tool for s in workflow.steps] == ["probe"]
+        sent = connection.traffic.requests_sent("prompts/get")[-1]
+        assert json.loads(sent.payload)["params"]["name"] == prompt.wire
     finally:
         await connection.close()
 

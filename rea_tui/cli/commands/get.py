@@ -42,7 +42,7 @@ async def body(context: Context, hosted: HostedServer) -> int:
     missing = [a.name for a in prompt.required_arguments if not arguments.get(a.name)] if prompt else []
     if missing:
         raise UsageError(f"{sanitize(args.prompt)} needs {', '.join(sanitize(m) for m in missing)} (nothing was sent)")
-    workflow = await render_prompt(hosted.connection, args.prompt, arguments, hosted.catalogs.tools.items)
+    workflow = await render_prompt(hosted.connection, prompt or args.prompt, arguments, hosted.catalogs.tools.items)
     if args.json:
         out.json(workflow_json(workflow))
         return ExitCode.OK

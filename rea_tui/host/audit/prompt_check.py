@@ -38,19 +38,19 @@ async def fill_required(
     channel: AuditChannel, prompt: Prompt, target: TargetReport, empty: Mapping[str, Exchange]
 ) -> tuple[dict[str, str], list[str]]:
     """Values for the required arguments, and the names that got a placeholder."""
-    ref = CompletionRef("prompt", prompt.name)
+    ref = CompletionRef("prompt", prompt.wire)
     filled: dict[str, str] = {}
     placeholders: list[str] = []
     can_complete = channel.hosted.connection.has_capability("completions")
     for argument in prompt.required_arguments:
-        value = first_suggestion(empty.get(argument.name))
+        value = first_suggestion(empty.get(argument.wire))
         if value is None and can_complete and filled:
-            exchange = await channel.complete(ref, argument.name, "", filled, target=target)
+            exchange = await channel.complete(ref, argument.wire, "", filled, target=target)
             value = first_suggestion(exchange)
         if value is None:
             value = PLACEHOLDER
-            placeholders.append(argument.name)
-        filled[argument.name] = value
+            placeholders.append(argument.wire)
+        filled[argument.wire] = value
     return filled, placeholders
 
 
@@ -62,9 +62,9 @@ async def check_prompt(
     tools: Sequence[Tool],
 ) -> None:
     """prompts/get with the required arguments; raises Hung/Lost like every request."""
-    ref = CompletionRef("prompt", prompt.name)
+    ref = CompletionRef("prompt", prompt.wire)
     filled, placeholders = await fill_required(channel, prompt, target, empty)
-    params: dict[str, Any] = {"name": prompt.name}
+    params: dict[str, Any] = {"name": prompt.wire}
     if filled:
         params["arguments"] = filled
     exchange = await channel.send("prompts/get", params, target)

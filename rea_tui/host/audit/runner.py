@@ -162,9 +162,11 @@ class Audit:
                 None,
             )
         work: list[tuple[CompletionRef, list[str], Prompt | None]] = [
-            (CompletionRef("prompt", p.name), [a.name for a in p.arguments], p) for p in prompts
+            # The audit sends what the server listed: its own names (`wire`), not their display forms.
+            (CompletionRef("prompt", p.wire), [a.wire for a in p.arguments], p)
+            for p in prompts
         ]
-        work += [(CompletionRef("template", t.uri_template), list(t.variables), None) for t in templates]
+        work += [(CompletionRef("template", t.wire), list(t.wire_variables), None) for t in templates]
         for ref, arguments, _ in work:
             target = self.report.target(ref)
             for argument in arguments:

@@ -70,7 +70,7 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
             body.append("\n")
             body.append_text(plain(block.description, 500))
         card.compose_add_child(Static(body))
-        card.compose_add_child(LinkButton(server, block.uri))
+        card.compose_add_child(LinkButton(server, block.wire))
     elif isinstance(block, EmbeddedResourceBlock):
         card.border_title = "embedded resource"
         head = Text()

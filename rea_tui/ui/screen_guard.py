@@ -1,0 +1,57 @@
+"""The egress guard on the screen: every frame Textual paints passes here before it is written.
+
+Server text is made safe where it enters the host. This guard stands behind
+that, on the one path every frame takes (`ReaApp._display`, which Textual
+calls with each compositor update, headless or not): it checks the text of
+every segment that is not one of Textual's own control segments. A character
+that could act on a terminal means some display path skipped the ingress:
+under strict mode (the test suite) that raises, so the test of that path
+fails; otherwise the character is dropped from the frame (such characters
+take no cell, so nothing moves) and the frame goes out safe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from textual.strip import Strip
+
+from rea_tui.host import UNSAFE_CHARACTER, EgressViolation, strict_egress
+
+
+def _clean(strip: Strip) -> Strip:
+    """`strip` with nothing unsafe in its text; the same object when it was already safe."""
+    segments = list(strip)
+    if not any(s.control is None and UNSAFE_CHARACTER.search(s.text) for s in segments):
+        return strip
+    if strict_egress():
+        found = sorted(
+            {f"U+{ord(c):04X}" for s in segments if s.control is None for c in UNSAFE_CHARACTER.findall(s.text)}
+        )
+        raise EgressViolation(f"the screen would write unsanitized text ({', '.join(found)})")
+    cleaned = [
+        Segment(UNSAFE_CHARACTER.sub("", s.text), s.style, s.control) if s.control is None else s for s in segments
+    ]
+    return Strip(cleaned, strip.cell_length)
+
+
+def _clean_line(line: Any) -> Any:
+    return _clean(line) if isinstance(line, Strip) else [_clean(strip) for strip in line]
+
+
+def guard_update(update: Any) -> Any:
+    """A compositor update with every strip checked (and, outside strict mode, cleaned).
+
+    Duck-typed on what Textual's updates hold (a full or inline update has
+    `strips`, a partial one `chops`), so no private Textual module is imported.
+    """
+    strips = getattr(update, "strips", None)
+    if isinstance(strips, list):
+        update.strips = [_clean_line(line) for line in strips]
+    chops = getattr(update, "chops", None)
+    if isinstance(chops, list):
+        update.chops = [
+            {offset: (None if strip is None else _clean(strip)) for offset, strip in chop.items()} for chop in chops
+        ]
+    return update
