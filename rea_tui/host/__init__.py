@@ -138,6 +138,8 @@ _EXPORTS: dict[str, str] = {
     "login": "auth.signin",
     "needs_authorization": "auth.signin",
     "discover": "discovery",
+    "DiscoveredServer": "discovery",
+    "uses_oauth": "auth",
     "find_server": "discovery",
     # also needed by the UI and the CLI
     "Connection": "connection",
@@ -174,6 +176,10 @@ _EXPORTS: dict[str, str] = {
     "subscribe": "server_settings",
     "unsubscribe": "server_settings",
     "block_summary": "models",
+    "DeferredInputs": "deferred_inputs",
+    "pending_inputs": "deferred_inputs",
+    "InputSpec": "inputs",
+    "InputAsker": "session",
     "parse_content": "models",
     "required_url_elicitations": "url_elicitation",
 }
@@ -210,6 +216,7 @@ if TYPE_CHECKING:
     from rea_tui.host.audit import select_targets as select_targets
     from rea_tui.host.auth import auth_status as auth_status
     from rea_tui.host.auth import logout as logout
+    from rea_tui.host.auth import uses_oauth as uses_oauth
     from rea_tui.host.auth.signin import login as login
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
@@ -227,6 +234,9 @@ if TYPE_CHECKING:
     from rea_tui.host.config import resolve_servers as resolve_servers
     from rea_tui.host.config import split_stdio_command as split_stdio_command
     from rea_tui.host.connection import Connection as Connection
+    from rea_tui.host.deferred_inputs import DeferredInputs as DeferredInputs
+    from rea_tui.host.deferred_inputs import pending_inputs as pending_inputs
+    from rea_tui.host.discovery import DiscoveredServer as DiscoveredServer
     from rea_tui.host.discovery import discover as discover
     from rea_tui.host.discovery import find_server as find_server
     from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
@@ -253,6 +263,7 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus
+    from rea_tui.host.inputs import InputSpec as InputSpec
     from rea_tui.host.interaction import ElicitationAnswer as ElicitationAnswer
     from rea_tui.host.interaction import ElicitationRequest as ElicitationRequest
     from rea_tui.host.interaction import SamplingAnswer as SamplingAnswer
@@ -315,6 +326,7 @@ if TYPE_CHECKING:
     from rea_tui.host.server_settings import unsubscribe as unsubscribe
     from rea_tui.host.session import FormTarget as FormTarget
     from rea_tui.host.session import FormValues as FormValues
+    from rea_tui.host.session import InputAsker as InputAsker
     from rea_tui.host.session import ServerState as ServerState
     from rea_tui.host.session import Session as Session
     from rea_tui.host.task_board import TaskBoard as TaskBoard

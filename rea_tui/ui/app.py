@@ -57,6 +57,8 @@ class ReaApp(App[int]):
         self.session = session
         self.settings = settings or AppSettings.load()
         self.screenshot_folder = Path.cwd()
+        # Nothing is configured: the main screen offers the servers of other clients' configs (f8).
+        self.offer_discovered = False
         # Unexpected failures of background jobs, oldest first (the toast shows the newest).
         self.failures: list[str] = []
         self.main = MainScreen(session, self.settings, replay=replay, offline=offline)
