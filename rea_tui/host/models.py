@@ -328,12 +328,12 @@ class ResourceLinkBlock:
     mime_type: str | None = None
     kind: str = "resource_link"
     wire_uri: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def wire(self) -> str:
         """The URI as the server sent it (what "open into evidence" reads)."""
         return self.wire_uri or self.uri
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,10 @@ def test_resources_templates_and_read() -> None:
     assert [t["uriTemplate"] for t in data["resourceTemplates"]] == [TEMPLATE]
 
     read.expect(0)
-    assert read.out.splitlines() == ["<resource sample://readme (text/plain, 27 characters)>", "The sample server's readme."]
+    assert read.out.splitlines() == [
+        "<resource sample://readme (text/plain, 27 characters)>",
+        "The sample server's readme.",
+    ]
     contents = read_json.expect(0).json()["contents"]
     assert contents[0]["uri"] == "sample://readme"
     assert contents[0]["text"] == "The sample server's readme."
