@@ -43,6 +43,16 @@ class ReaApp(App[int]):
             "ctrl+s", "save_screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot of this screen"
         ),
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        # Also from a dialog a call opened (an elicitation form): cancelling the call closes it.
+        Binding(
+            "ctrl+b",
+            "cancel_calls",
+            "Cancel call",
+            id="cancel-calls",
+            tooltip="Cancel the running tool call",
+            show=False,
+            priority=True,  # a modal dialog leaves only priority bindings of the app active
+        ),
     ]
 
     def __init__(
@@ -115,7 +125,7 @@ class ReaApp(App[int]):
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
         for binding in bindings:
             assert isinstance(binding, Binding)
-            if binding.action == "quit":
+            if binding.action in ("quit", "cancel_calls"):  # cancel_calls is the main screen's ctrl+b again
                 continue
             action = binding.action
             target = self if binding in self.BINDINGS else screen
@@ -124,6 +134,9 @@ class ReaApp(App[int]):
                 binding.tooltip,
                 lambda a=action, t=target: t.run_action(a),
             )
+
+    def action_cancel_calls(self) -> None:
+        self.main.action_cancel_call()
 
     async def action_quit(self) -> None:
         self.main.calls.cancel_all()

@@ -1,8 +1,8 @@
 """A FastMCP server (PyPI `fastmcp`, pinned in the test extras) for the protocol tests.
 
 `python -m tests.support.fastmcp_server` runs it over stdio. It has
-instructions, a tool that asks for a reason through elicitation (and, with
-`hang=true`, never answers afterwards), a tool that lists the roots the
+instructions, a tool that asks for a reason through elicitation (and one that
+never answers afterwards), a tool that lists the roots the
 client offers, a slow tool, and a tool that sends log messages of a level
 (FastMCP speaks 2026-07-28 when asked to, where logs are opted into per
 request; with `protocol: legacy` it speaks 2025-11-25 and honours
@@ -26,15 +26,25 @@ class Reason:
     reason: str
 
 
-@server.tool
-async def ask_reason(ctx: Context, hang: bool = False) -> str:
-    """Ask the analyst why (elicitation); with hang, never answer after the reply."""
+async def _ask(ctx: Context, hang: bool) -> str:
     answer = await ctx.elicit("Why run this?", response_type=Reason)
     if hang:
         await anyio.sleep_forever()
     if answer.action == "accept":
         return f"reason: {answer.data.reason}"
     return f"no reason ({answer.action})"
+
+
+@server.tool
+async def ask_reason(ctx: Context, hang: bool = False) -> str:
+    """Ask the analyst why (elicitation); with hang, never answer after the reply."""
+    return await _ask(ctx, hang)
+
+
+@server.tool
+async def ask_then_hang(ctx: Context) -> str:
+    """Ask the analyst why (elicitation), then never answer."""
+    return await _ask(ctx, hang=True)
 
 
 @server.tool

@@ -319,7 +319,10 @@ async def body(context: Context, hosted: HostedServer) -> int:
         if connection.spec.transport == "stdio":
             out.note(f"task {task} started; a stdio server stops with this command, and its tasks with it")
         else:
-            out.note(f"task {task} started; follow it with: rea-tui tasks get {task} (same server options)")
+            out.note(
+                f"task {task} started; if the server keeps tasks between connections, "
+                f"`rea-tui tasks get {task}` (same server options) follows it"
+            )
     return code
 
 

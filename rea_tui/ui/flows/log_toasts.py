@@ -51,8 +51,9 @@ class LogToasts:
         self._pending: dict[str, _Pending] = {}
         self._shown_at = -MIN_GAP_SECONDS
         self._timer: Timer | None = None
-        # Toasts shown, and messages counted into a later toast (for the tests and the curious).
+        # Toasts shown; messages shown in a toast of their own, and those counted into a later one.
         self.toasts = 0
+        self.alone = 0
         self.coalesced = 0
 
     def add(self, event: LogMessageReceived) -> None:
@@ -64,6 +65,7 @@ class LogToasts:
         if self._timer is None and now - self._shown_at >= MIN_GAP_SECONDS:
             self._toast(f"{event.level}: {_data_text(event)}", event.server, event.logger)
             self._shown_at = now
+            self.alone += 1
             return
         pending = self._pending.get(event.server)
         if pending is None:
