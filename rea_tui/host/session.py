@@ -93,6 +93,8 @@ class Session:
         self.inputs = inputs
         self.ask_input: InputAsker | None = None
         self._input_values: dict[str, str] = {}
+        # Servers that could not even be started (an input not given), and why.
+        self._unstarted: dict[str, HostError] = {}
         self.timeout = timeout
         self.ledger = EvidenceLedger()
         self.notebook = Notebook()
@@ -131,6 +133,8 @@ class Session:
 
     def state(self, name: str) -> ServerState:
         hosted = self._servers.get(name)
+        if hosted is None and name in self._unstarted and name not in self._connecting:
+            return ServerState(self.spec(name), "failed", None, self._unstarted[name])
         status: ServerStatus = hosted.status if hosted is not None else "connecting"
         if status == "idle" or (name in self._connecting and status == "ready"):
             status = "connecting"
@@ -190,7 +194,16 @@ class Session:
     async def connect(self, name: str) -> HostedServer:
         """Start the server (a fresh process after a failure or an exit) and load its catalogs and target."""
         if name not in self._servers:
-            await self._fill_inputs(name)
+            self._connecting.add(name)
+            try:
+                await self._fill_inputs(name)
+            except HostError as exc:
+                self._unstarted[name] = exc
+                self.recorder.server_failed(name, exc.describe())
+                raise
+            finally:
+                self._connecting.discard(name)
+            self._unstarted.pop(name, None)
         hosted = self._servers.get(name) or await self._create(name)
         await self._bring_up(hosted, hosted.start)
         return hosted
