@@ -30,6 +30,8 @@ SHOTS: dict[str, scenarios.Scenario] = {
     "narrowing_picker": scenarios.narrowing_picker,
     "protocol_log": scenarios.protocol_log,
     "completion_inspector": scenarios.completion_inspector,
+    "server_details": scenarios.server_details,
+    "completion_audit": scenarios.completion_audit,
 }
 
 

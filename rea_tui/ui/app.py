@@ -44,6 +44,7 @@ class ReaApp(App[int]):
         ),
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
         # Also from a dialog a call opened (an elicitation form): cancelling the call closes it.
+        # (The main screen has its own ctrl+b, shown in its footer; this one is for the other screens.)
         Binding(
             "ctrl+b",
             "cancel_calls",
@@ -125,7 +126,7 @@ class ReaApp(App[int]):
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
         for binding in bindings:
             assert isinstance(binding, Binding)
-            if binding.action in ("quit", "cancel_calls"):  # cancel_calls is the main screen's ctrl+b again
+            if binding.action in ("quit", "cancel_calls"):  # cancel_calls: the main screen's ctrl+b elsewhere
                 continue
             action = binding.action
             target = self if binding in self.BINDINGS else screen
@@ -137,6 +138,12 @@ class ReaApp(App[int]):
 
     def action_cancel_calls(self) -> None:
         self.main.action_cancel_call()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # On the main screen its own ctrl+b (in its footer) does it; an offline replay runs no call.
+        if action == "cancel_calls":
+            return self.screen is not self.main and not self.main.offline
+        return True
 
     async def action_quit(self) -> None:
         self.main.calls.cancel_all()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TextArea
+from textual.widgets import Checkbox, DataTable, Input, Select, Static, TabbedContent, TextArea
 
 from rea_tui.host import ServerSpec
 from rea_tui.ui.app import ReaApp
@@ -457,3 +457,32 @@ async def test_an_audit_is_cancelled_with_c_and_marked_partial() -> None:
         assert time.monotonic() - started < 5
         assert "partial: " in screen_text(app)
         assert "notifications/cancelled" in traffic_methods(app, "hangs")
+
+
+async def test_url_elicitation_required_uses_the_url_consent_dialog_then_calls_again() -> None:
+    app = make_app([everything_spec()])
+    opened: list[str] = []
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]  # no browser in a test
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await open_tool(pilot, "trigger-url-elicitation", "everything")
+        await fill_tool_form(pilot, {"url": "https://example.com/pay"})
+        [error_path] = [f for f in app.screen.query(".schema-field") if getattr(f, "key", None) == "errorPath"]
+        box = error_path.query_one(".schema-input", Checkbox)
+        box.focus()
+        await pilot.press("space")  # errorPath: the server answers -32042 first
+        assert box.value is True
+        await review(pilot)
+        await click(pilot, "#run-once")
+        await screen_named(pilot, "ElicitationScreen")
+        # The prerequisite from error.data, in full, before anything is opened.
+        assert "https://modelcontextprotocol.io" in screen_text(app) and not opened
+        await click(pilot, "#accept")
+        # Sent again; this time the tool asks for its own URL through elicitation/create.
+        await wait_for(pilot, lambda: "https://example.com/pay" in screen_text(app), "the retry's URL")
+        await click(pilot, "#accept")
+        entry = app.session.ledger.entries[0]
+        await wait_for(pilot, lambda: entry.finished, "the call to finish")
+        assert entry.outcome == "ok", entry.error
+        assert opened == ["https://modelcontextprotocol.io", "https://example.com/pay"]
+        assert traffic_methods(app, "everything").count("tools/call") == 2

@@ -31,7 +31,7 @@ from rea_tui.ui.widgets.sidebar import ServerTree
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session
+    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
 
@@ -63,6 +63,7 @@ class ServerFlow(Flow):
         # Why each server that is down went down (shown under "f5 to retry").
         self.failures: dict[str, str] = {}
         self.log_toasts = LogToasts(lambda: screen.app)
+        self._told_about_tasks = False
 
     @property
     def tree(self) -> ServerTree:
@@ -100,6 +101,18 @@ class ServerFlow(Flow):
         from rea_tui.ui.flows.dialogs import install_interaction_handlers
 
         install_interaction_handlers(self.screen.app, hosted.connection, self.session.recorder, self.prefill)
+        hosted.connection.tasks.subscribe(self._task_seen)
+
+    def _task_seen(self, task: TrackedTask) -> None:
+        """The first task of the session: say where tasks are listed (f3 is not in the footer)."""
+        if not self._told_about_tasks and not task.listed:
+            self._told_about_tasks = True
+            notify_plain(
+                self.screen.app,
+                f"{task.tool or 'A tool'} runs as a task on {task.server}: f3 lists the tasks (c cancels one).",
+                title="Task",
+                timeout=10,
+            )
 
     def connecting(self, name: str) -> bool:
         return bool(self.jobs(CONNECT_GROUP, name))
@@ -145,7 +158,9 @@ class ServerFlow(Flow):
     async def _show_placeholder(self) -> None:
         form = self.screen.query_one(ArgumentForm)
         if form.target is None:
-            await form.clear(Text("Select a prompt on the left.", style="dim"))
+            hint = Text("Select a prompt on the left.", style="dim")
+            hint.append("\nf2: the server's details and instructions.", style="dim")
+            await form.clear(hint)
 
     def needs_authorization(self, name: str) -> bool:
         from rea_tui.host import AuthorizationRequired

@@ -85,23 +85,31 @@ class MainScreen(Screen[None]):
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
         Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
+        # Not in the footer (it is full at 160 columns): the palette lists them, and the screen says when they matter.
         Binding(
             "f2",
             "server_details",
             "Server",
             id="server-details",
             tooltip="The selected server: instructions, capabilities, log level, roots, sign-in",
+            show=False,
         ),
-        Binding("f3", "tasks", "Tasks", id="tasks", tooltip="Tools running as tasks: status, cancel"),
+        Binding("f3", "tasks", "Tasks", id="tasks", tooltip="Tools running as tasks: status, cancel", show=False),
         Binding(
             "f4",
             "resource_view",
             "Watch resource",
             id="resource-view",
             tooltip="The selected (or last read) resource, live: subscribe to its updates",
+            show=False,
         ),
         Binding(
-            "f7", "sign_in", "Sign in", id="sign-in", tooltip="Sign in to the selected server (OAuth) and reconnect"
+            "f7",
+            "sign_in",
+            "Sign in",
+            id="sign-in",
+            tooltip="Sign in to the selected server (OAuth) and reconnect",
+            show=False,
         ),
         Binding(
             "f8",

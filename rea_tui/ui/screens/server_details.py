@@ -22,6 +22,7 @@ from textual.widgets import Button, Select, Static
 
 from rea_tui.host import LOG_LEVELS, HostedServer, Root
 from rea_tui.ui.flows.base import start_job
+from rea_tui.ui.settings import settings_of
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, notify_plain, plain, plain_line
 
@@ -38,11 +39,13 @@ def section(title: str) -> Static:
     return Static(Text(title, style="bold underline"), classes="details-heading")
 
 
-def identity(state: ServerState) -> Text:
+def identity(state: ServerState, machine_details: bool = True) -> Text:
     spec, hosted = state.spec, state.hosted
     text = join(plain_line(spec.name, LINE_LIMIT, style="bold"), Text(f"  {state.status}", style="dim"))
     text.append("\n")
-    text.append_text(plain_line(f"{spec.transport}: {spec.display_target()}", LINE_LIMIT, style="dim"))
+    # A stdio command names paths of this machine; the settings may keep them off screen (snapshots).
+    where = spec.display_target() if machine_details or spec.transport != "stdio" else "(command hidden)"
+    text.append_text(plain_line(f"{spec.transport}: {where}", LINE_LIMIT, style="dim"))
     connection = hosted.connection if hosted is not None else None
     if connection is not None and connection.protocol_version:
         info = connection.server_info
@@ -94,7 +97,8 @@ class ServerDetailsScreen(ModalScreen[None]):
         hosted = self.hosted
         connection = hosted.connection if hosted is not None else None
         with Vertical(id="server-details", classes="dialog"):
-            yield Static(identity(self.state), classes="dialog-title", id="server-details-identity")
+            machine_details = settings_of(self).show_machine_details
+            yield Static(identity(self.state, machine_details), classes="dialog-title", id="server-details-identity")
             with VerticalScroll(id="server-details-body"):
                 yield section("Instructions")
                 instructions = connection.instructions if connection is not None else ""
