@@ -51,12 +51,12 @@ def sample_spec(protocol: str = "auto", *, hostile: bool = False, name: str = "s
     )
 
 
-def raw_spec(mode: str, *, name: str | None = None) -> ServerSpec:
+def raw_spec(mode: str, *, name: str | None = None, url: str | None = None) -> ServerSpec:
     return ServerSpec(
         name=name or f"raw-{mode}",
         transport="stdio",
         command=sys.executable,
-        args=("-m", "tests.support.raw_server", mode),
+        args=("-m", "tests.support.raw_server", mode, *([url] if url else [])),
         cwd=str(REPO),
         protocol="legacy",
     )

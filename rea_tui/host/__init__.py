@@ -106,6 +106,8 @@ _EXPORTS: dict[str, str] = {
     "render_json": "report",
     "render_markdown": "report",
     "ReplayPlan": "replay",
+    "choose_servers": "replay_servers",
+    "recorded_servers": "replay_servers",
     "compare": "replay",
     "entry_from_record": "replay",
     "plan_replay": "replay",
@@ -117,6 +119,8 @@ _EXPORTS: dict[str, str] = {
     "strict_egress": "egress",
     "sanitize": "safe_text",
     "sanitize_line": "safe_text",
+    "UrlView": "url_safety",
+    "view_url": "url_safety",
     # the completion audit
     "Audit": "audit",
     "AuditOptions": "audit",
@@ -301,6 +305,8 @@ if TYPE_CHECKING:
     from rea_tui.host.replay import entry_from_record as entry_from_record
     from rea_tui.host.replay import plan_replay as plan_replay
     from rea_tui.host.replay import workflow_from_record as workflow_from_record
+    from rea_tui.host.replay_servers import choose_servers as choose_servers
+    from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
     from rea_tui.host.roots import Root as Root
@@ -352,5 +358,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import summarize as summarize
     from rea_tui.host.transport import start_server_process as start_server_process
     from rea_tui.host.url_elicitation import required_url_elicitations as required_url_elicitations
+    from rea_tui.host.url_safety import UrlView as UrlView
+    from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
     from rea_tui.host.workflow import render_prompt as render_prompt

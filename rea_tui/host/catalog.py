@@ -66,7 +66,8 @@ class PromptCatalog(Catalog[Prompt]):
         super().__init__(connection, parse_prompt)
 
     def get(self, name: str) -> Prompt | None:
-        return next((p for p in self.items if p.name == name), None)
+        """By the name shown, or the name as the server sent it (a script may give either)."""
+        return next((p for p in self.items if name in (p.name, p.wire)), None)
 
 
 class ToolCatalog(Catalog[Tool]):
@@ -76,7 +77,8 @@ class ToolCatalog(Catalog[Tool]):
         super().__init__(connection, parse_tool)
 
     def get(self, name: str) -> Tool | None:
-        return next((t for t in self.items if t.name == name), None)
+        """By the name shown, or the name as the server sent it (a script may give either)."""
+        return next((t for t in self.items if name in (t.name, t.wire)), None)
 
     @property
     def names(self) -> list[str]:
@@ -97,7 +99,7 @@ class TemplateCatalog(Catalog[ResourceTemplate]):
         super().__init__(connection, parse_resource_template)
 
     def get(self, uri_template: str) -> ResourceTemplate | None:
-        return next((t for t in self.items if t.uri_template == uri_template), None)
+        return next((t for t in self.items if uri_template in (t.uri_template, t.wire)), None)
 
 
 class ServerCatalogs:

@@ -98,7 +98,7 @@ class Connection(RequestSender, ServerCallbacks):
         self.connect_timeout = connect_timeout
         self.memory = memory
         self.traffic = TrafficLog(spec.secret_values())
-        self.stderr = StderrBuffer()
+        self.stderr = StderrBuffer(secrets=spec.secret_values())
         self.state: ConnectionState = "idle"
         self.last_error: HostError | None = None
         self.protocol_version = ""
@@ -326,7 +326,7 @@ class Connection(RequestSender, ServerCallbacks):
                 )
         if isinstance(exc, MCPError):
             http = self.http_status.error_for(self.name, exc.code, exc.error.message, self._connect_mark)
-            return http or ProtocolError.from_error(exc.code, exc.error.message, exc.error.data)
+            return http or ProtocolError.from_error(exc.code, self.traffic.redact(exc.error.message), exc.error.data)
         if isinstance(exc, asyncio.CancelledError):
             return ServerUnavailable(f"connecting to {self.name} was cancelled")
         return ServerUnavailable(f"cannot connect to {self.spec.display_target()}: {type(exc).__name__}: {exc}")
@@ -336,7 +336,8 @@ class Connection(RequestSender, ServerCallbacks):
         if self._closing:
             return
         self.state = "exited"
-        error = ServerExited(f"{self.name} exited", process.returncode, self.stderr.tail())
+        reason = f"{self.name} exited" if process.failure is None else f"{self.name}: {process.failure}"
+        error = ServerExited(reason, process.returncode, self.stderr.tail())
         self.last_error = error
         self._emit(ConnectionLost(self.name, process.returncode, self.stderr.tail(), str(error)))
         self._stop.set()

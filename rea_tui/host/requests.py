@@ -224,7 +224,8 @@ class RequestSender:
                 if process.returncode is not None:
                     return ServerExited(f"{self.name} exited during {method}", process.returncode, self.stderr.tail())
             return ServerExited(f"{self.name}: connection closed during {method}", None, self.stderr.tail())
-        return ProtocolError.from_error(code, exc.error.message, exc.error.data)
+        # A server may echo a configured secret back in its message: it is redacted like everywhere else.
+        return ProtocolError.from_error(code, self.traffic.redact(exc.error.message), exc.error.data)
 
     async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
         """Every item of a paginated list method, following `nextCursor`."""

@@ -29,6 +29,7 @@ from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, Progress
 from rea_tui.host.interaction import ElicitationRequest
 from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
+from rea_tui.host.safe_text import sanitize_line
 from rea_tui.host.task_board import TaskState
 from rea_tui.host.tasks import TaskNotCreated, cancel_quietly, start_task, task_support, wait_for_task
 from rea_tui.host.url_elicitation import MAX_URL_ROUNDS, required_url_elicitations
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from rea_tui.host.hosted import HostedServer
 
 ProgressListener = Callable[[EvidenceEntry], None]
+SCHEMA_MESSAGE_LIMIT = 1_000
 
 
 def check_output_schema(tool: Tool | None, entry: EvidenceEntry) -> str:
@@ -69,7 +71,9 @@ def fill_result(entry: EvidenceEntry, tool: Tool | None, result: dict[str, Any])
     entry.structured = result.get("structuredContent")
     entry.outcome = "tool_error" if result.get("isError") is True else "ok"
     entry.result_size = len(json.dumps(result, default=str))
-    entry.schema_check = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
+    # The validator quotes the server's values in its messages: made safe like all server text.
+    checked = check_output_schema(tool, entry) if entry.outcome == "ok" else "not checked (isError)"
+    entry.schema_check = sanitize_line(checked, SCHEMA_MESSAGE_LIMIT)
     entry.narrowing = detect_narrowing(entry.structured, entry.content)
 
 

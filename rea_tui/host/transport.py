@@ -14,7 +14,7 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, suppress
 from subprocess import PIPE
 from types import TracebackType
@@ -26,7 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import ServerUnavailable
-from rea_tui.host.traffic import TrafficLog
+from rea_tui.host.traffic import REDACTED, TrafficLog
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 # A single message above this is dropped (and reported) rather than buffered.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 STDERR_BUFFER_BYTES = 256 * 1024
+# Of a line that is not JSON: how much the traffic log keeps, and how much the message quotes.
+GARBAGE_KEPT = 2_000
+GARBAGE_SHOWN = 200
 _EXIT_GRACE_SECONDS = 2.0
 
 # Environment a stdio server gets besides what its config names. Like the
@@ -75,12 +78,14 @@ class BadServerOutput(Exception):
 
 
 class StderrBuffer:
-    """The last `limit` bytes a server wrote to stderr."""
+    """The last `limit` bytes a server wrote to stderr, with the configured secrets redacted when read."""
 
-    def __init__(self, limit: int = STDERR_BUFFER_BYTES) -> None:
+    def __init__(self, limit: int = STDERR_BUFFER_BYTES, secrets: Iterable[str] = ()) -> None:
         self._data = bytearray()
         self._limit = limit
         self.total_bytes = 0
+        # A server that echoes its token (from env or a header) must not show it in the stderr tab.
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
 
     def append(self, chunk: bytes) -> None:
         self.total_bytes += len(chunk)
@@ -89,7 +94,10 @@ class StderrBuffer:
             del self._data[: len(self._data) - self._limit]
 
     def text(self) -> str:
-        return self._data.decode("utf-8", errors="replace")
+        text = self._data.decode("utf-8", errors="replace")
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
 
     def tail(self, lines: int = 20) -> str:
         return "\n".join(self.text().rstrip("\n").split("\n")[-lines:]) if self._data else ""
@@ -192,6 +200,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         self._stderr_pipe: _PipeReader | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.exited = anyio.Event()
+        # Why reading the server's output stopped, when it was not the server closing it.
+        self.failure: str | None = None
         self._streams: list[Any] = []
 
     @property
@@ -253,8 +263,14 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                     await self._deliver(bytes(buffer), to_session)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
                 pass
+            except Exception as exc:
+                # Never a silent death: the connection is marked failed with the reason (f5 starts afresh).
+                self.failure = f"reading the server's output failed: {type(exc).__name__}: {exc}"
+                self._traffic.record_event("reader/failed", self.failure)
+                self.exited.set()
             finally:
-                await self._wait_for_exit()
+                if not self.exited.is_set():
+                    await self._wait_for_exit()
 
     async def _deliver(self, line: bytes, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         if not line.strip():
@@ -262,15 +278,24 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         try:
             obj = json.loads(line)
         except ValueError:
-            text = line[:2000].decode("utf-8", errors="replace")
+            text = line[:GARBAGE_KEPT].decode("utf-8", errors="replace")
             self._traffic.record_garbage("in", text)
-            await to_session.send(BadServerOutput(f"the server wrote a line that is not JSON: {text[:200]!r}"))
+            await to_session.send(
+                BadServerOutput(f"the server wrote a line that is not JSON: {text[:GARBAGE_SHOWN]!r}")
+            )
+            return
+        except RecursionError:
+            self._traffic.record_garbage("in", f"(a message nested too deeply to read, {len(line):,} bytes, dropped)")
+            await to_session.send(BadServerOutput("the server sent a message nested too deeply to read; dropped"))
             return
         if isinstance(obj, dict):
             self._traffic.record_message("in", obj, size=len(line))
         else:
             self._traffic.record_garbage("in", line[:2000].decode("utf-8", errors="replace"))
-        message = parse_message(obj)
+        try:
+            message = parse_message(obj)
+        except RecursionError:
+            message = None
         if message is None:
             await to_session.send(BadServerOutput("the server sent JSON that is not a JSON-RPC message"))
             return

@@ -7,6 +7,9 @@ The UI never speaks JSON-RPC itself; everything goes through `rea_tui.host`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from rea_tui.host import sanitize
 from rea_tui.ui.messages import JobFailed
 from rea_tui.ui.screen_guard import guard_update
 from rea_tui.ui.screens.main import MainScreen
@@ -29,6 +33,8 @@ if TYPE_CHECKING:
 
 # How much of an unexpected error's text a toast shows (the rest is in the error log).
 FAILURE_TOAST_LIMIT = 600
+# Signals that end rea-tui the orderly way.
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class ReaApp(App[int]):
@@ -38,15 +44,30 @@ class ReaApp(App[int]):
     TITLE = "rea-tui"
     ENABLE_COMMAND_PALETTE = True
 
+    # Each key has an alt+ twin that a browser passes to the page (`rea-tui web`), shown in the footer there.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "ctrl+s", "save_screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot of this screen"
+            "ctrl+s,alt+s",
+            "save_screenshot",
+            "Screenshot",
+            id="screenshot",
+            tooltip="Save an SVG screenshot of this screen",
         ),
-        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        Binding("ctrl+q,alt+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        # Textual adds ctrl+p only when no binding opens the palette, so ours names it too.
+        Binding(
+            f"{App.COMMAND_PALETTE_BINDING},alt+x",
+            "command_palette",
+            "palette",
+            show=False,
+            priority=True,
+            id="palette",
+            tooltip="Every action",
+        ),
         # Also from a dialog a call opened (an elicitation form): cancelling the call closes it.
         # (The main screen has its own ctrl+b, shown in its footer; this one is for the other screens.)
         Binding(
-            "ctrl+b",
+            "ctrl+b,alt+b",
             "cancel_calls",
             "Cancel call",
             id="cancel-calls",
@@ -76,6 +97,35 @@ class ReaApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def on_mount(self) -> None:
+        # Killed or hung up: leave as ctrl+q does (servers closed, session end recorded, terminal restored).
+        loop = asyncio.get_running_loop()
+        for signum in ENDING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._ended_by_signal)
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in ENDING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
+
+    def _ended_by_signal(self) -> None:
+        self.run_worker(self.action_quit(), group="quit", exclusive=True, exit_on_error=False)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy goes through here: what reaches the clipboard has no control characters, so a
+        copied value cannot end a bracketed paste (`ESC[201~`) and run what follows it in a shell."""
+        super().copy_to_clipboard(sanitize(text, None))
+
+    def get_key_display(self, binding: Binding) -> str:
+        """In a browser, the footer names the alt+ twin of a key the browser keeps for itself."""
+        if self.is_web and not binding.key.startswith("alt+"):
+            twin = browser_key(binding.action, [*self.BINDINGS, *MainScreen.BINDINGS])
+            if twin is not None:
+                return super().get_key_display(Binding(twin, binding.action))
+        return super().get_key_display(binding)
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         # Every frame passes the egress guard (see screen_guard): the one place all painting goes through.
@@ -126,12 +176,12 @@ class ReaApp(App[int]):
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
         for binding in bindings:
             assert isinstance(binding, Binding)
-            if binding.action in ("quit", "cancel_calls"):  # cancel_calls: the main screen's ctrl+b elsewhere
+            if binding.action in ("quit", "command_palette", "cancel_calls"):  # cancel_calls: ctrl+b elsewhere
                 continue
             action = binding.action
             target = self if binding in self.BINDINGS else screen
             yield SystemCommand(
-                f"{binding.description} ({binding.key})",
+                f"{binding.description} ({binding.key.replace(',', ' or ')})",
                 binding.tooltip,
                 lambda a=action, t=target: t.run_action(a),
             )
@@ -149,6 +199,16 @@ class ReaApp(App[int]):
         self.main.calls.cancel_all()
         await self.session.close()
         self.exit(0)
+
+
+def browser_key(action: str, bindings: Iterable[BindingType]) -> str | None:
+    """The alt+ key bound to `action`, if there is one."""
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.action == action:
+            twin = next((k.strip() for k in binding.key.split(",") if k.strip().startswith("alt+")), None)
+            if twin is not None:
+                return twin
+    return None
 
 
 def create_app(

@@ -19,17 +19,19 @@ from textual.strip import Strip
 
 from rea_tui.host import UNSAFE_CHARACTER, EgressViolation, strict_egress
 
+# How much of the offending line a violation quotes.
+SNIPPET = 200
+
 
 def _clean(strip: Strip) -> Strip:
     """`strip` with nothing unsafe in its text; the same object when it was already safe."""
     segments = list(strip)
-    if not any(s.control is None and UNSAFE_CHARACTER.search(s.text) for s in segments):
+    text = "".join(s.text for s in segments if s.control is None)
+    if UNSAFE_CHARACTER.search(text) is None:
         return strip
     if strict_egress():
-        found = sorted(
-            {f"U+{ord(c):04X}" for s in segments if s.control is None for c in UNSAFE_CHARACTER.findall(s.text)}
-        )
-        raise EgressViolation(f"the screen would write unsanitized text ({', '.join(found)})")
+        found = ", ".join(sorted({f"U+{ord(c):04X}" for c in UNSAFE_CHARACTER.findall(text)}))
+        raise EgressViolation(f"the screen would write unsanitized text ({found}) in {text.strip()[:SNIPPET]!r}")
     cleaned = [
         Segment(UNSAFE_CHARACTER.sub("", s.text), s.style, s.control) if s.control is None else s for s in segments
     ]

@@ -12,16 +12,28 @@ reports the problem and keeps working:
 - exit:     writes to stderr and exits with code 4 before answering
 - hostile:  escape sequences and Rich markup in every string it sends
 - nocomplete: does not declare the completions capability
+- urlelicit: each tools/call first asks the client to open the URL given as the next argument
+            (URL-mode elicitation), then answers with the action the client chose
+- storm:    right after the handshake, 2,000 prompts/list_changed notifications
+- garbageflood: right after the handshake, 5,000 lines that are not JSON
+- deep:     tools/call is answered with a message nested 100,000 levels deep, ping still works
+- askmany:  each tools/call asks 100 elicitation questions at once, then answers with how many it got
+- echosecret: writes $API_TOKEN to stderr and into its error messages, then exits when a tool is called
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
 ESC = "\x1b[31mred\x1b[0m\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\x1b]52;c;cHduZWQ=\x07\x07"
 MARKUP = "[red]x[/red][link=http://evil.example]y[/link]"
+STORM_NOTIFICATIONS = 2_000
+GARBAGE_LINES = 5_000
+DEPTH = 100_000
+MANY_QUESTIONS = 100
 
 
 def send(message: dict[str, Any]) -> None:
@@ -48,6 +60,11 @@ def main() -> None:
         raise SystemExit(4)
     hostile = mode == "hostile"
     name = f"odd{ESC}{MARKUP}" if hostile else "odd"
+    url_to_open = sys.argv[2] if len(sys.argv) > 2 else "https://example.org/"
+    pending_calls: dict[str, Any] = {}
+    answered: set[str] = set()
+    many_call: list[Any] = []
+    secret = os.environ.get("API_TOKEN", "")
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -55,7 +72,30 @@ def main() -> None:
             continue
         method = message.get("method")
         request_id = message.get("id")
+        if method == "notifications/initialized":
+            if mode == "storm":
+                for _ in range(STORM_NOTIFICATIONS):
+                    send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
+            elif mode == "garbageflood":
+                sys.stdout.write("not json at all\n" * GARBAGE_LINES)
+                sys.stdout.flush()
+            elif mode == "echosecret":
+                sys.stderr.write(f"raw-server: using token {secret}\n")
+                sys.stderr.flush()
         if request_id is None:
+            continue
+        if method is None and str(request_id).startswith("many-"):
+            answered.add(str(request_id))
+            if len(answered) == MANY_QUESTIONS:
+                result(many_call.pop(), {"content": [{"type": "text", "text": f"{len(answered)} answers"}]})
+            continue
+        if method is None and str(request_id) in pending_calls:
+            # The client's answer to our URL elicitation: the call it was for can now finish.
+            action = (message.get("result") or {}).get("action", "error")
+            result(
+                pending_calls.pop(str(request_id)),
+                {"content": [{"type": "text", "text": f"the client chose {action}"}]},
+            )
             continue
         if mode == "garbage":
             sys.stdout.write("this is not json\n")
@@ -116,6 +156,43 @@ def main() -> None:
                         }
                     ]
                 },
+            )
+        elif method == "tools/call" and mode == "deep":
+            sys.stdout.write(
+                '{"jsonrpc": "2.0", "id": '
+                + json.dumps(request_id)
+                + ', "result": '
+                + "[" * DEPTH
+                + "]" * DEPTH
+                + "}\n"
+            )
+            sys.stdout.flush()
+        elif method == "tools/call" and mode == "askmany":
+            many_call.append(request_id)
+            for number in range(MANY_QUESTIONS):
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": f"many-{number}",
+                        "method": "elicitation/create",
+                        "params": {
+                            "message": f"question {number}",
+                            "requestedSchema": {"type": "object", "properties": {}},
+                        },
+                    }
+                )
+        elif method == "tools/call" and mode == "echosecret":
+            error(request_id, -32603, f"token {secret} was refused")
+        elif method == "tools/call" and mode == "urlelicit":
+            ask = f"open-{request_id}"
+            pending_calls[ask] = request_id
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "method": "elicitation/create",
+                    "params": {"mode": "url", "message": "Sign in here", "url": url_to_open, "elicitationId": ask},
+                }
             )
         elif method == "tools/call":
             if mode == "hang":

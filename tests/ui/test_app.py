@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from textual.binding import Binding
 from textual.widgets import Tabs
 
@@ -267,15 +268,69 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
             assert binding.id and binding.tooltip, (owner, binding)
 
 
+# Keys a browser keeps for itself: a page served by `rea-tui web` never sees them.
+BROWSER_KEYS = {
+    "ctrl+n",
+    "ctrl+t",
+    "ctrl+w",
+    "ctrl+r",
+    "ctrl+l",
+    "ctrl+p",
+    "ctrl+s",
+    "ctrl+q",
+    "f5",
+    "f6",
+    "f11",
+    "f12",
+}
+
+
+def test_every_main_action_has_a_key_a_browser_passes_to_the_page() -> None:
+    from rea_tui.ui.screens.main import MainScreen
+
+    for binding in [*ReaApp.BINDINGS, *MainScreen.BINDINGS]:
+        assert isinstance(binding, Binding)
+        keys = {k.strip() for k in binding.key.split(",")}
+        assert keys - BROWSER_KEYS, f"{binding.action}: only browser keys ({keys})"
+
+
+async def test_an_alt_key_does_what_its_ctrl_twin_does() -> None:
+    app = make_app([sample_spec("legacy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("alt+l")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ProtocolLogScreen", "the protocol log")
+        await pilot.press("escape")
+        form = await open_prompt(pilot, app, "review_code")
+        code = form.field("code")
+        assert code is not None
+        code.input.value = "print(1)"
+        await pilot.press("alt+r")
+        await wait_for(pilot, lambda: sent(app, "sample", "prompts/get") == 1, "prompts/get")
+
+
 async def test_command_palette_lists_every_action() -> None:
     app = make_app([sample_spec()])
     async with app.run_test(size=SIZE):
+        from rea_tui.ui.screens.main import MainScreen
+
         titles = " ".join(command.title for command in app.get_system_commands(app.screen))
-        for binding in ReaApp.BINDINGS:
+        for binding in [*ReaApp.BINDINGS, *MainScreen.BINDINGS]:
             assert isinstance(binding, Binding)
-            if binding.action != "quit":
+            if binding.action not in ("quit", "command_palette"):
                 assert binding.description in titles, binding.description
         assert "Quit" in titles
+
+
+@pytest.mark.parametrize("key", ["ctrl+p", "alt+x"])
+async def test_the_palette_opens_from_ctrl_p_and_its_browser_twin(key: str) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app([sample_spec()])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: CommandPalette.is_open(app), "the command palette")
 
 
 async def test_hostile_server_text_is_shown_literally() -> None:

@@ -16,6 +16,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from textual import events
 from textual.widgets import Button, Input, ListView, OptionList, Select, Static
 from textual.widgets._select import SelectCurrent
@@ -25,7 +26,7 @@ from rea_tui.host.traffic import TrafficLog
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
-from tests.conftest import sample_spec
+from tests.conftest import raw_spec, sample_spec
 from tests.support.pilot import make_app, screen_text, wait_for
 from tests.support.scenarios import (
     SERVER,
@@ -597,3 +598,28 @@ async def test_the_completion_dropdown_covers_neither_its_field_nor_the_servers_
         if dropdown.is_open and dropdown.region.overlaps(error.region):
             problems.append(f"the dropdown {dropdown.region} covers the diagnostic {error.region}")
         assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("url, openable", [("https://\u0430pple.com/signin", True), ("javascript:alert(1)", False)])
+async def test_a_url_elicitation_shows_the_real_host_and_never_opens_a_javascript_url(url: str, openable: bool) -> None:
+    from rea_tui.ui.screens.elicitation import ElicitationScreen
+
+    app = make_app([raw_spec("urlelicit", url=url)])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session.state("raw-urlelicit").status == "ready", "the server")
+        app.main.calls.open("raw-urlelicit", "probe")
+        await screen_named(pilot, "ToolFormScreen")
+        await review(pilot)
+        await click(pilot, "#run-once")
+        dialog = await screen_named(pilot, "ElicitationScreen")
+        assert isinstance(dialog, ElicitationScreen)
+        shown = str(dialog.query_one("#elicitation-url", Static).render())
+        opener = dialog.query_one("#accept", Button)
+        assert opener.disabled is not openable
+        if openable:
+            assert "xn--pple-43d.com" in shown and "mixes Cyrillic and Latin" in shown
+        else:
+            assert "never opened" in shown
+        await click(pilot, "#decline")
+        entry = await finished(pilot, app, 1)
+        assert entry.text() == "the client chose decline"

@@ -1,14 +1,19 @@
-"""`rea-tui replay`: walk a recorded session again; each call stops at its approval."""
+"""`rea-tui replay`: walk a recorded session again; each call stops at its approval.
+
+What a transcript says is not trusted: its servers are matched by name to the
+configured ones (or the bundled one); any other command is shown and runs
+only after a yes on the terminal (no terminal means no).
+"""
 
 from __future__ import annotations
 
 import argparse
-import shlex
-from pathlib import Path
+import sys
+from collections.abc import Callable
 
 from rea_tui.cli.command import Command, Context, UsageError
 from rea_tui.cli.commands.sessions import resolve_transcript
-from rea_tui.host import ServerSpec
+from rea_tui.cli.output import Output
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -16,40 +21,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline", action="store_true", help="show the recorded session with no server (read-only)")
 
 
-def recorded_specs(path: Path) -> list[ServerSpec]:
-    """The servers a transcript recorded, to run its steps against again (no secrets were kept)."""
-    from rea_tui.host import bundled_server_spec, read_transcript
+def ask_on_terminal(out: Output) -> Callable[[str], bool]:
+    def ask(question: str) -> bool:
+        if not sys.stdin.isatty():
+            out.note(question)
+            out.note("  no: stdin is not a terminal")
+            return False
+        out.note(f"{question} [y/N] ", end="")
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
 
-    specs: list[ServerSpec] = []
-    for event in read_transcript(path).of_type("server"):
-        name, target = str(event.get("name", "")), str(event.get("target", ""))
-        if not target or any(s.name == name for s in specs):
-            continue
-        if event.get("transport") == "http":
-            specs.append(ServerSpec(name=name, transport="http", url=target))
-            continue
-        command, *rest = shlex.split(target)
-        if event.get("bundled"):
-            extra = tuple(rest[2:]) if rest[:2] == ["-m", "rea_tui.server"] else ()
-            spec = bundled_server_spec(extra)
-            specs.append(ServerSpec(**{**spec.__dict__, "name": name}))
-        else:
-            specs.append(ServerSpec(name=name, transport="stdio", command=command, args=tuple(rest)))
-    return specs
+    return ask
 
 
 def run(context: Context) -> int:
+    from rea_tui.host import ServerSelection, choose_servers, recorded_servers, resolve_servers
     from rea_tui.ui.launch import run_replay
 
-    args, selection = context.args, context.selection
+    args, selection, out = context.args, context.selection, context.out
     path = resolve_transcript(args.transcript)
     if args.offline:
         return run_replay(path, [], offline=True)
-    # Servers named on the command line win; else the ones the transcript recorded.
+    # Servers named on the command line win; else the recorded ones, matched to what is configured here.
     explicit = bool(selection.url or selection.stdio or selection.server or selection.config)
-    servers = context.specs if explicit else recorded_specs(path)
+    if explicit:
+        servers = context.specs
+    else:
+        configured, _ = resolve_servers(ServerSelection())
+        ask = ask_on_terminal(out)
+        chosen = choose_servers(recorded_servers(path), configured, ask)
+        for choice in chosen:
+            out.note(f"replay: {choice.recorded.name}: {choice.reason}")
+        servers = [c.spec for c in chosen if c.spec is not None]
     if not servers:
-        raise UsageError("the transcript names no server to replay against; give one with the server options")
+        raise UsageError("no server to replay against; give one with the server options")
     return run_replay(path, servers, offline=False, timeout=args.timeout)
 
 

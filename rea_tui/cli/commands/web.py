@@ -10,12 +10,12 @@ from rea_tui.cli.command import Command, Context, UsageError
 from rea_tui.cli.exit_codes import ExitCode
 
 DEFAULT_PORT = 8000
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK = "127.0.0.1"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--host", default="127.0.0.1", help="loopback only")
+    parser.add_argument("--host", default=LOOPBACK, help="127.0.0.1 only (the page and its websocket are guarded)")
 
 
 def web_command(argv: list[str]) -> str:
@@ -41,13 +41,15 @@ def web_command(argv: list[str]) -> str:
 
 def run(context: Context) -> int:
     args = context.args
-    if args.host not in LOOPBACK_HOSTS:
-        raise UsageError("rea-tui web serves on loopback only (127.0.0.1, localhost or ::1)")
-    from textual_serve.server import Server
+    if args.host != LOOPBACK:
+        raise UsageError("rea-tui web serves on loopback only (127.0.0.1)")
+    from rea_tui.ui.web_server import serve
 
-    command = web_command(context.argv)
-    context.out.note(f"serving rea-tui at http://{args.host}:{args.port} (Ctrl+C stops)")
-    Server(command, host=args.host, port=args.port, title="rea-tui").serve()
+    def announce(url: str) -> None:
+        context.out.note(f"rea-tui is served at {url}")
+        context.out.note("open that URL (it carries the access token); Ctrl+C stops")
+
+    serve(web_command(context.argv), args.port, title="rea-tui", on_ready=announce)
     return ExitCode.OK
 
 

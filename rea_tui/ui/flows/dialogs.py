@@ -62,8 +62,34 @@ def close(app: App[Any], screen: Screen[Any]) -> None:
     timer = app.set_interval(CLOSE_RETRY_SECONDS, retry)
 
 
+class QuestionQueue:
+    """Servers' questions (elicitation, sampling) take turns: one dialog at a time, however many arrive.
+
+    A hundred requests at once would otherwise stack a hundred dialogs; the
+    analyst answers them in order and is told how many are still waiting.
+    """
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self._turn = asyncio.Lock()
+        self.waiting = 0
+
+    async def ask(self, screen: Callable[[], Screen[Any]], server: str) -> Any:
+        from rea_tui.ui.text import notify_plain
+
+        self.waiting += 1
+        try:
+            async with self._turn:
+                self.waiting -= 1
+                if self.waiting:
+                    notify_plain(self.app, f"{self.waiting} more question(s) waiting after this one", title=server)
+                return await ask(self.app, screen())
+        finally:
+            self.waiting = max(self.waiting, 0)
+
+
 def install_interaction_handlers(
-    app: App[Any],
+    queue: QuestionQueue,
     connection: Connection,
     recorder: SessionRecorder,
     prefill: Callable[[str], dict[str, Any] | None] | None = None,
@@ -73,12 +99,12 @@ def install_interaction_handlers(
 
     async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
         initial = prefill(request.server) if prefill is not None and request.mode == "form" else None
-        answer: ElicitationAnswer = await ask(app, ElicitationScreen(request, initial))
+        answer: ElicitationAnswer = await queue.ask(lambda: ElicitationScreen(request, initial), request.server)
         recorder.elicitation(request, answer)
         return answer
 
     async def sample(request: SamplingRequest) -> SamplingAnswer:
-        answer: SamplingAnswer = await ask(app, SamplingScreen(request))
+        answer: SamplingAnswer = await queue.ask(lambda: SamplingScreen(request), request.server)
         recorder.sampling(request, answer)
         return answer
 

@@ -4,18 +4,19 @@ Also what comes with connecting: `${input:NAME}` values asked in a dialog
 before a server starts, signing in to a server that needs OAuth (f7) and
 connecting again, the servers found in other clients' configs when nothing
 is configured, and a connection's own reports (exits, list changes, bad
-output, error logs as coalesced toasts).
+output and error logs as coalesced toasts).
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from rea_tui.ui.flows.base import Flow
-from rea_tui.ui.flows.log_toasts import LogToasts
 from rea_tui.ui.messages import (
     CatalogsRefreshed,
     HostEventReceived,
@@ -25,6 +26,7 @@ from rea_tui.ui.messages import (
 )
 from rea_tui.ui.runtime import settle_heap
 from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.toasts import ToastThrottle
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
 
@@ -32,17 +34,29 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask
+    from rea_tui.ui.flows.dialogs import QuestionQueue
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
 
 CONNECT_GROUP = "connect"
 REFRESH_GROUP = "catalogs"
 SIGN_IN_GROUP = "sign-in"
+# However often a server says its lists changed, they are fetched again at most this often (seconds).
+REFRESH_INTERVAL = 0.5
 # How much of a failure (message and stderr tail) the form shows.
 FAILURE_TEXT_LIMIT = 6_000
 # How long a sign-in may wait for the browser to come back (seconds).
 SIGN_IN_TIMEOUT = 300.0
 AUTHORIZATION_NEEDED = "authorization needed"
+# Log messages from this level up get a toast.
+TOAST_FROM_LEVEL = "error"
+
+
+def log_text(data: object) -> str:
+    """A log message's data as text (a string as it is, anything else as JSON)."""
+    import json
+
+    return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
 
 
 class ServerFlow(Flow):
@@ -62,8 +76,13 @@ class ServerFlow(Flow):
         self.prefill = prefill
         # Why each server that is down went down (shown under "f5 to retry").
         self.failures: dict[str, str] = {}
-        self.log_toasts = LogToasts(lambda: screen.app)
         self._told_about_tasks = False
+        # Every server's questions to the analyst, in one queue (one dialog at a time).
+        self.questions: QuestionQueue | None = None
+        self.toasts: ToastThrottle | None = None
+        # list_changed storms: what each server still has to refresh, and which servers are refreshing.
+        self._stale: dict[str, dict[str, HostEvent]] = {}
+        self._refreshing: set[str] = set()
 
     @property
     def tree(self) -> ServerTree:
@@ -82,11 +101,13 @@ class ServerFlow(Flow):
             self.connect(name)
 
     def _host_event(self, event: HostEvent) -> None:
-        from rea_tui.host import LogMessageReceived, ResourceUpdated
+        from rea_tui.host import LogMessageReceived, ResourceUpdated, at_least
 
-        # Log messages may come by the ten thousand: counted here, never one UI message each.
+        # Log messages may come by the ten thousand: each is one check here, never one UI message; error and
+        # worse get a toast, coalesced (the protocol log's Logs tab has every one).
         if isinstance(event, LogMessageReceived):
-            self.log_toasts.add(event)
+            if at_least(event.level, TOAST_FROM_LEVEL):
+                self.toast(f"log {event.server}", f"{event.level}: {log_text(event.data)}", title=f"{event.server} log")
         elif not isinstance(event, ResourceUpdated):  # the resource view listens for its own
             self.screen.post_message(HostEventReceived(event))
 
@@ -98,9 +119,11 @@ class ServerFlow(Flow):
         return answer
 
     def _server_created(self, hosted: HostedServer) -> None:
-        from rea_tui.ui.flows.dialogs import install_interaction_handlers
+        from rea_tui.ui.flows.dialogs import QuestionQueue, install_interaction_handlers
 
-        install_interaction_handlers(self.screen.app, hosted.connection, self.session.recorder, self.prefill)
+        if self.questions is None:
+            self.questions = QuestionQueue(self.screen.app)
+        install_interaction_handlers(self.questions, hosted.connection, self.session.recorder, self.prefill)
         hosted.connection.tasks.subscribe(self._task_seen)
 
     def _task_seen(self, task: TrackedTask) -> None:
@@ -292,20 +315,37 @@ class ServerFlow(Flow):
                 app, f"{event.server} exited (code {event.exit_code}). f5 reconnects.", severity="error", timeout=8
             )
         elif isinstance(event, BadOutputReceived):
-            notify_plain(app, event.message, title="Server output problem", severity="warning")
+            self.toast(f"bad-output {event.server}", event.message, title=f"{event.server}: output problem")
+
+    def toast(self, key: str, message: object, *, title: str) -> None:
+        if self.toasts is None:
+            self.toasts = ToastThrottle(self.screen.app)
+        self.toasts.notify(key, message, title=title)
 
     def refresh(self, name: str, event: HostEvent) -> None:
-        async def refresh() -> None:
-            from rea_tui.host import HostError
+        """Refresh what a list change names; a storm of them costs a few refreshes a second, not one each."""
+        kind = getattr(event, "kind", "")
+        self._stale.setdefault(name, {})[kind] = event
+        if name not in self._refreshing:
+            self._refreshing.add(name)
+            self.run_job(self._refresh(name), REFRESH_GROUP, name)
 
-            try:
-                withdrawn = await self.session.refresh(name, event)
-            except HostError as exc:
-                notify_plain(self.screen.app, exc.describe(), title="Refreshing the lists failed", severity="warning")
-                return
-            self.screen.post_message(CatalogsRefreshed(name, withdrawn))
+    async def _refresh(self, name: str) -> None:
+        from rea_tui.host import HostError
 
-        self.run_job(refresh(), REFRESH_GROUP, name)
+        try:
+            while self._stale.get(name):
+                started = time.monotonic()
+                withdrawn: list[str] = []
+                for event in self._stale.pop(name).values():
+                    try:
+                        withdrawn += await self.session.refresh(name, event)
+                    except HostError as exc:
+                        self.toast(f"refresh {name}", exc.describe(), title="Refreshing the lists failed")
+                self.screen.post_message(CatalogsRefreshed(name, withdrawn))
+                await asyncio.sleep(max(REFRESH_INTERVAL - (time.monotonic() - started), 0.0))
+        finally:
+            self._refreshing.discard(name)
 
     def refreshed(self, name: str, withdrawn: list[str]) -> None:
         hosted = self.session.hosted(name)

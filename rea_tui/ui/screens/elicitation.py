@@ -8,7 +8,6 @@ never calls a model: the analyst writes the reply or declines.
 from __future__ import annotations
 
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from rea_tui.host import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest, sanitize
+from rea_tui.host import ElicitationAnswer, ElicitationRequest, SamplingAnswer, SamplingRequest, view_url
 from rea_tui.ui.screens.tool_form import SchemaField, collect_fields, has_errors
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
@@ -28,17 +27,15 @@ def asked_by(server: str, what: str) -> Text:
 
 
 def highlighted_url(url: str) -> Text:
-    """The whole URL, with its host in bold so a look-alike domain stands out."""
-    clean = sanitize(url, 4_000)
-    try:
-        host = urlsplit(clean).hostname or ""
-    except ValueError:
-        host = ""
-    text = Text(clean)
-    if host:
-        start = clean.lower().find(host.lower())
-        if start >= 0:
-            text.stylize("bold reverse", start, start + len(host))
+    """The whole URL; then the host as the browser will resolve it (punycode), and every warning."""
+    view = view_url(url)
+    text = Text(view.text)
+    if view.host:
+        text.append("\nhost  ", style="dim")
+        text.append(view.host, style="bold reverse")
+    for warning in view.warnings:
+        text.append("\n⚠ ", style="bold yellow")
+        text.append(warning, style="yellow")
     return text
 
 
@@ -64,7 +61,9 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
                 yield Static(highlighted_url(request.url), id="elicitation-url")
                 yield Static(Text("Nothing is opened unless you choose Open.", style="dim"))
                 with Horizontal(classes="dialog-buttons"):
-                    yield Button("Open in browser", id="accept", variant="warning")
+                    opener = Button("Open in browser", id="accept", variant="warning")
+                    opener.disabled = not view_url(request.url).openable
+                    yield opener
                     yield Button("Decline", id="decline")
                     yield Button("Cancel", id="cancel")
                 return
@@ -100,6 +99,8 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
         event.stop()
         if event.button.id == "accept":
             if self.request.mode == "url":
+                if not view_url(self.request.url).openable:
+                    return  # only http(s) URLs are ever opened
                 self.app.open_url(self.request.url)
                 self.dismiss(ElicitationAnswer("accept"))
                 return

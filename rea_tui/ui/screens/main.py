@@ -63,40 +63,45 @@ class MainScreen(Screen[None]):
     """Prompts on the left, the form in the centre, workflow and evidence on the right."""
 
     # Keys chosen so none is taken by a focused Input or TextArea (ctrl+e/k/x/u/w are editing keys there).
+    # Each has an alt+ twin: a browser keeps ctrl+n/t/w/r/l/p/s, f5 and f6 for itself (`rea-tui web`).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"),
-        Binding("f5", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
-        Binding("ctrl+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(
-            "ctrl+o",
+            "ctrl+r,alt+r", "render", "Render", id="render", tooltip="Render the prompt (prompts/get) into a workflow"
+        ),
+        Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),
+        Binding("ctrl+l,alt+l", "protocol_log", "Protocol log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
+        Binding(
+            "ctrl+o,alt+o",
             "completion_inspector",
             "Completions",
             id="completion-inspector",
             tooltip="Show every completion request and how the server answered",
         ),
-        Binding("ctrl+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"),
-        Binding("ctrl+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
-        Binding("ctrl+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
         Binding(
-            "ctrl+t",
+            "ctrl+g,alt+g", "focus_evidence", "Evidence", id="focus-evidence", tooltip="Filter the evidence ledger"
+        ),
+        Binding("ctrl+n,alt+n", "notes", "Notes", id="notes", tooltip="Observations, inferences and unknowns"),
+        Binding("ctrl+b,alt+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
+        Binding(
+            "ctrl+t,alt+t",
             "export_report",
             "Report",
             id="export-report",
             tooltip="Write a Markdown report of this session next to its transcript",
         ),
-        Binding("f6", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
+        Binding("f6,alt+p", "next_pane", "Next pane", id="next-pane", tooltip="Show the next pane (narrow terminals)"),
         # Not in the footer (it is full at 160 columns): the palette lists them, and the screen says when they matter.
         Binding(
-            "f2",
+            "f2,alt+d",
             "server_details",
             "Server",
             id="server-details",
             tooltip="The selected server: instructions, capabilities, log level, roots, sign-in",
             show=False,
         ),
-        Binding("f3", "tasks", "Tasks", id="tasks", tooltip="Tools running as tasks: status, cancel", show=False),
+        Binding("f3,alt+k", "tasks", "Tasks", id="tasks", tooltip="Tools running as tasks: status, cancel", show=False),
         Binding(
-            "f4",
+            "f4,alt+w",
             "resource_view",
             "Watch resource",
             id="resource-view",
@@ -104,7 +109,7 @@ class MainScreen(Screen[None]):
             show=False,
         ),
         Binding(
-            "f7",
+            "f7,alt+u",
             "sign_in",
             "Sign in",
             id="sign-in",
@@ -112,7 +117,7 @@ class MainScreen(Screen[None]):
             show=False,
         ),
         Binding(
-            "f8",
+            "f8,alt+f",
             "discovered_servers",
             "Discovered",
             id="discovered-servers",

@@ -14,10 +14,12 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
-from rea_tui.host import Tool, UnreadableValue, coerce, schema_types, validate_arguments
+from rea_tui.host import Tool, UnreadableValue, coerce, sanitize, schema_types, validate_arguments
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
 
+# A schema's `type` is the server's text too: shown safe and short.
+TYPE_LABEL_LIMIT = 60
 FORMAT_HINTS = {
     "email": "name@example.org",
     "uri": "https://…",
@@ -66,7 +68,7 @@ class SchemaField(Vertical):
         if self.required:
             label.append(" *", style="bold red")
         types = "/".join(schema_types(self.schema)) or "any"
-        label.append(f"  {types}", style="dim")
+        label.append_text(plain_line(f"  {types}", TYPE_LABEL_LIMIT, style="dim"))
         if isinstance(self.schema.get("format"), str):
             label.append_text(plain_line(f" ({self.schema['format']})", 40, style="dim"))
         yield Static(label, classes="schema-label")
@@ -92,13 +94,14 @@ class SchemaField(Vertical):
             return select
         if self.kind == "boolean":
             return Checkbox("true", value=bool(initial), classes="schema-input")
+        # A prefilled value (often the server's default) is shown, edited and sent as the analyst sees it.
         if self.kind == "json":
-            text = json.dumps(initial, indent=2) if initial is not None else ""
+            text = sanitize(json.dumps(initial, indent=2), None) if initial is not None else ""
             return TextArea(text, language="json", classes="schema-input schema-json")
         if self.kind == "array" and isinstance(initial, list):
-            text = json.dumps(initial)
+            text = sanitize(json.dumps(initial), None)
         else:
-            text = "" if initial is None else str(initial)
+            text = "" if initial is None else sanitize(str(initial), None)
         input_type = {"integer": "integer", "number": "number"}.get(self.kind, "text")
         placeholder = FORMAT_HINTS.get(str(self.schema.get("format")), "")
         if self.kind == "array":

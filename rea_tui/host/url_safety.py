@@ -1,0 +1,87 @@
+"""How a URL a server asks the analyst to open is shown, and whether it may be opened at all.
+
+A host that looks like a known domain may not be one: `аpple.com` with a
+Cyrillic `а` reads exactly like `apple.com`. So a non-ASCII host is shown in
+its punycode form (`xn--pple-43d.com`), letters from more than one script in
+one label are called out, and so are credentials before the host
+(`https://bank.example@evil.example/`). Only http and https URLs are ever
+opened (a `javascript:`, `file:` or `data:` URL is shown, never opened).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from rea_tui.host.safe_text import sanitize_line
+
+OPENABLE_SCHEMES = ("http", "https")
+URL_LIMIT = 4_000
+
+
+@dataclass(frozen=True)
+class UrlView:
+    """A URL ready to show: its safe text, its host as the browser will resolve it, and what to beware of."""
+
+    text: str
+    host: str  # punycode for a non-ASCII host; "" when there is none
+    openable: bool
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _script(character: str) -> str:
+    """The script a letter belongs to, by its Unicode name (LATIN, CYRILLIC, GREEK...)."""
+    name = unicodedata.name(character, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
+
+
+def _mixed_scripts(label: str) -> set[str]:
+    return {_script(c) for c in label if c.isalpha()}
+
+
+def _punycode(host: str) -> str | None:
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+
+
+def view_url(url: str) -> UrlView:
+    text = sanitize_line(url, URL_LIMIT)
+    warnings: list[str] = []
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return UrlView(text, "", False, ("this is not a URL rea-tui can read; it will not be opened",))
+    scheme = parts.scheme.lower()
+    openable = scheme in OPENABLE_SCHEMES and bool(host)
+    if not openable:
+        warnings.append(f"a {sanitize_line(scheme or 'schemeless', 40)} URL is never opened (only http and https)")
+    if parts.username is not None or parts.password is not None:
+        warnings.append("the part before @ is not the host: the browser goes to the host after it")
+    shown_host = host
+    for label in host.split("."):
+        # A punycode label written out: what it stands for may be a look-alike too.
+        if label.startswith("xn--"):
+            try:
+                decoded = label.encode("ascii").decode("idna")
+            except UnicodeError:
+                continue
+            scripts = _mixed_scripts(decoded)
+            if len(scripts) > 1:
+                mixed = " and ".join(sorted(s.title() for s in scripts))
+                warnings.append(f"{label} stands for {sanitize_line(decoded, 80)!r}, which mixes {mixed} letters")
+    if host and not host.isascii():
+        encoded = _punycode(host)
+        if encoded is None:
+            return UrlView(text, "", False, (*warnings, "the host name is not valid; it will not be opened"))
+        shown_host = encoded
+        warnings.append("the host has non-ASCII letters: the browser resolves it as shown in punycode")
+        for label in host.split("."):
+            scripts = _mixed_scripts(label)
+            if len(scripts) > 1:
+                mixed = " and ".join(sorted(s.title() for s in scripts))
+                warnings.append(f"{sanitize_line(label, 80)!r} mixes {mixed} letters: a look-alike of another name?")
+    return UrlView(text, sanitize_line(shown_host, URL_LIMIT), openable, tuple(warnings))

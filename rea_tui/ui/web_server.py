@@ -1,0 +1,69 @@
+"""`rea-tui web`: the TUI served to a browser, to the analyst's browser only.
+
+textual-serve runs one rea-tui per websocket and sends it the page's keys, so
+whoever opens that websocket drives the app (approvals included) and reads
+the screen. This server lets in only the analyst: it listens on 127.0.0.1, the
+page needs a random token from the URL printed at start (as Jupyter does),
+which it swaps for a SameSite=Strict cookie; the websocket needs that cookie
+and an Origin of this very server; every request needs a Host of this very
+server (no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+from textual_serve.server import Server
+
+LOOPBACK = "127.0.0.1"
+TOKEN_BYTES = 24
+COOKIE = "rea-tui-web"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class GuardedServer(Server):
+    """textual-serve with a token, a cookie, and Host and Origin checks."""
+
+    def __init__(self, command: str, port: int, *, title: str, token: str | None = None) -> None:
+        super().__init__(command, host=LOOPBACK, port=port, title=title)
+        self.token = token or secrets.token_urlsafe(TOKEN_BYTES)
+        self.hosts = {f"{LOOPBACK}:{port}", f"localhost:{port}"}
+        self.origins = {f"http://{host}" for host in self.hosts}
+
+    @property
+    def url(self) -> str:
+        """What the analyst opens (printed at start)."""
+        return f"{self.public_url}/?token={self.token}"
+
+    async def _make_app(self) -> web.Application:
+        # textual-serve builds its aiohttp app here; the guard goes in front of every route.
+        app = await super()._make_app()
+        app.middlewares.append(self.guard)
+        return app
+
+    @web.middleware
+    async def guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.host not in self.hosts:
+            raise web.HTTPForbidden(text="rea-tui web answers only at 127.0.0.1")
+        if request.path == "/":
+            if not secrets.compare_digest(request.query.get("token", ""), self.token):
+                raise web.HTTPForbidden(text="open the URL rea-tui web printed (it carries the token)")
+            response = await handler(request)
+            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
+            return response
+        if request.path.startswith("/static/"):
+            return await handler(request)  # the page's own scripts and fonts, nothing of the session
+        if request.headers.get("Origin") not in self.origins:
+            raise web.HTTPForbidden(text="a page from another origin may not drive rea-tui")
+        if not secrets.compare_digest(request.cookies.get(COOKIE, ""), self.token):
+            raise web.HTTPForbidden(text="open the URL rea-tui web printed (it carries the token)")
+        return await handler(request)
+
+
+def serve(command: str, port: int, *, title: str, on_ready: Callable[[str], Any]) -> None:
+    server = GuardedServer(command, port, title=title)
+    on_ready(server.url)
+    server.serve()
