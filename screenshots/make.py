@@ -32,6 +32,8 @@ SHOTS: dict[str, scenarios.Scenario] = {
     "evidence_tables": scenarios.evidence_tables,
     "protocol_log": scenarios.protocol_log,
     "completion_inspector": scenarios.completion_inspector,
+    "server_details": scenarios.server_details,
+    "completion_audit": scenarios.completion_audit,
 }
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.cli.command import Context, UsageError, run_async
 from rea_tui.cli.exit_codes import exit_code_for
+from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
-    from rea_tui.host import HostedServer, ServerSpec
+    from rea_tui.host import HostedServer, HostEvent, ServerSpec
 
 ServerBody = Callable[[Context, "HostedServer"], Coroutine[Any, Any, int]]
 
@@ -25,21 +27,59 @@ def single_server(specs: list[ServerSpec]) -> ServerSpec:
 
 
 async def with_server(context: Context, body: ServerBody, *, catalogs: bool = True) -> int:
-    """Connect to the one server named, run `body`, close; a host error becomes its exit code."""
+    """Connect to the one server named, run `body`, close; a host error becomes its exit code.
+
+    With `--log-level`, the server is asked for log messages from that level
+    and each one is written to stderr. With `--json`, a failure is a JSON
+    object on stdout as well (`rea_tui.cli.shapes.error_json`).
+    """
     from rea_tui.host import HostedServer, HostError, ProtocolMemory, sanitize
 
     args = context.args
     hosted = HostedServer(single_server(context.specs), timeout=args.timeout, memory=ProtocolMemory())
+    level: str | None = getattr(args, "log_level", None)
+    if level is not None:
+        hosted.connection.subscribe(log_printer(context.out, level))
     try:
         await hosted.start(load_catalogs=catalogs)
+        if level is not None:
+            await ask_for_logs(context, hosted, level)
         return await body(context, hosted)
     except HostError as exc:
+        code = exit_code_for(exc)
+        if args.json:
+            from rea_tui.cli.shapes import error_json
+
+            context.out.json(error_json(exc, code))
         context.out.error(sanitize(exc.describe(), ERROR_MESSAGE_LIMIT))
-        return exit_code_for(exc)
+        return code
     finally:
         await hosted.close()
         if args.trace:
             context.out.note(hosted.connection.traffic.format_table())
+
+
+def log_printer(out: Output, level: str) -> Callable[[HostEvent], None]:
+    """Each log message the server sends at `level` or above, on stderr."""
+
+    def printed(event: HostEvent) -> None:
+        from rea_tui.host import LogMessageReceived, at_least, sanitize
+
+        if isinstance(event, LogMessageReceived) and at_least(event.level, level):
+            logger = f" {event.logger}" if event.logger else ""
+            text = event.data if isinstance(event.data, str) else json.dumps(event.data, ensure_ascii=False)
+            out.note(f"{sanitize(event.server)} log {sanitize(event.level)}{sanitize(logger)}: {sanitize(text)}")
+
+    return printed
+
+
+async def ask_for_logs(context: Context, hosted: HostedServer, level: str) -> None:
+    from rea_tui.host import CapabilityMissing, set_log_level
+
+    try:
+        await set_log_level(hosted.connection, level)
+    except CapabilityMissing as exc:
+        context.out.error(f"--log-level: {exc}")
 
 
 def server_command(body: ServerBody, *, catalogs: bool = True) -> Callable[[Context], int]:

@@ -10,7 +10,14 @@ from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 from rea_tui.cli.parser import build_parser
-from rea_tui.host import ConfigError, ServerSelection, find_server, resolve_servers, split_stdio_command
+from rea_tui.host import (
+    ConfigError,
+    DeferredInputs,
+    ServerSelection,
+    find_server,
+    resolve_servers,
+    split_stdio_command,
+)
 
 
 def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSelection:
@@ -52,11 +59,14 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         args.pairs = [*args.pairs, *pairs]
     try:
         selection = selection_from(args, stdio_tail)
-        specs, _config = resolve_servers(selection, fallback=find_server)
+        # The TUI asks for `${input:NAME}` values in a dialog, when the server that uses them starts.
+        deferred = DeferredInputs() if args.command is None else None
+        specs, config = resolve_servers(selection, resolver=deferred, fallback=find_server)
         if args.command is None:
             from rea_tui.ui.launch import run_tui
 
-            return int(run_tui(specs, timeout=args.timeout))
+            nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
+            return int(run_tui(specs, timeout=args.timeout, inputs=deferred, offer_discovered=nothing_configured))
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
         return BY_NAME[args.command].run(Context(args, specs, selection, full_argv, out))
     except (ConfigError, UsageError) as exc:

@@ -7,7 +7,7 @@ import argparse
 from rea_tui import __version__
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
-from rea_tui.host import PROTOCOL_CHOICES
+from rea_tui.host import LOG_LEVELS, PROTOCOL_CHOICES
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -60,6 +60,13 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
     )
     group.add_argument(
         "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
+    )
+    group.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=default(None),
+        metavar="LEVEL",
+        help=f"ask the server for log messages from LEVEL up, shown on stderr ({', '.join(LOG_LEVELS)})",
     )
     group.add_argument("--json", action="store_true", default=default(False), help="machine-readable output")
     group.add_argument(

@@ -157,6 +157,8 @@ _EXPORTS: dict[str, str] = {
     "login": "auth.signin",
     "needs_authorization": "auth.signin",
     "discover": "discovery",
+    "DiscoveredServer": "discovery",
+    "uses_oauth": "auth",
     "find_server": "discovery",
     # also needed by the UI and the CLI
     "Connection": "connection",
@@ -167,6 +169,38 @@ _EXPORTS: dict[str, str] = {
     # the traffic log
     "TrafficEntry": "traffic",
     "TrafficLog": "traffic",
+    # tasks, roots, logging, subscriptions, capabilities
+    "TaskBoard": "task_board",
+    "TaskState": "task_board",
+    "TrackedTask": "task_board",
+    "cancel_task": "tasks",
+    "get_task": "tasks",
+    "list_tasks": "tasks",
+    "task_result": "tasks",
+    "task_support": "tasks",
+    "TaskSupport": "tasks",
+    "Root": "roots",
+    "RootError": "roots",
+    "root_from": "roots",
+    "LOG_LEVELS": "server_log",
+    "LogRecord": "server_log",
+    "ServerLog": "server_log",
+    "at_least": "server_log",
+    "CapabilityMissing": "errors",
+    "ResourceUpdated": "events",
+    "can_subscribe": "server_settings",
+    "require_capability": "server_settings",
+    "set_log_level": "server_settings",
+    "set_roots": "server_settings",
+    "subscribe": "server_settings",
+    "unsubscribe": "server_settings",
+    "block_summary": "models",
+    "DeferredInputs": "deferred_inputs",
+    "pending_inputs": "deferred_inputs",
+    "InputSpec": "inputs",
+    "InputAsker": "session",
+    "parse_content": "models",
+    "required_url_elicitations": "url_elicitation",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -201,6 +235,7 @@ if TYPE_CHECKING:
     from rea_tui.host.audit import select_targets as select_targets
     from rea_tui.host.auth import auth_status as auth_status
     from rea_tui.host.auth import logout as logout
+    from rea_tui.host.auth import uses_oauth as uses_oauth
     from rea_tui.host.auth.signin import login as login
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
@@ -218,6 +253,9 @@ if TYPE_CHECKING:
     from rea_tui.host.config import resolve_servers as resolve_servers
     from rea_tui.host.config import split_stdio_command as split_stdio_command
     from rea_tui.host.connection import Connection as Connection
+    from rea_tui.host.deferred_inputs import DeferredInputs as DeferredInputs
+    from rea_tui.host.deferred_inputs import pending_inputs as pending_inputs
+    from rea_tui.host.discovery import DiscoveredServer as DiscoveredServer
     from rea_tui.host.discovery import discover as discover
     from rea_tui.host.discovery import find_server as find_server
     from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
@@ -225,6 +263,7 @@ if TYPE_CHECKING:
     from rea_tui.host.egress import guard as guard
     from rea_tui.host.egress import strict_egress as strict_egress
     from rea_tui.host.errors import AuthorizationRequired as AuthorizationRequired
+    from rea_tui.host.errors import CapabilityMissing as CapabilityMissing
     from rea_tui.host.errors import FieldDiagnostic as FieldDiagnostic
     from rea_tui.host.errors import HostError as HostError
     from rea_tui.host.errors import HttpStatusError as HttpStatusError
@@ -237,6 +276,7 @@ if TYPE_CHECKING:
     from rea_tui.host.events import HostEvent as HostEvent
     from rea_tui.host.events import ListChanged as ListChanged
     from rea_tui.host.events import LogMessageReceived as LogMessageReceived
+    from rea_tui.host.events import ResourceUpdated as ResourceUpdated
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
@@ -246,6 +286,7 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence_views import result_views as result_views
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus
+    from rea_tui.host.inputs import InputSpec as InputSpec
     from rea_tui.host.interaction import ElicitationAnswer as ElicitationAnswer
     from rea_tui.host.interaction import ElicitationRequest as ElicitationRequest
     from rea_tui.host.interaction import SamplingAnswer as SamplingAnswer
@@ -263,7 +304,9 @@ if TYPE_CHECKING:
     from rea_tui.host.models import Tool as Tool
     from rea_tui.host.models import UnknownBlock as UnknownBlock
     from rea_tui.host.models import block_json as block_json
+    from rea_tui.host.models import block_summary as block_summary
     from rea_tui.host.models import block_text as block_text
+    from rea_tui.host.models import parse_content as parse_content
     from rea_tui.host.models import parse_resource_contents as parse_resource_contents
     from rea_tui.host.narrowing import MAX_CANDIDATES as MAX_CANDIDATES
     from rea_tui.host.narrowing import NarrowingCandidate as NarrowingCandidate
@@ -286,6 +329,9 @@ if TYPE_CHECKING:
     from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
+    from rea_tui.host.roots import Root as Root
+    from rea_tui.host.roots import RootError as RootError
+    from rea_tui.host.roots import root_from as root_from
     from rea_tui.host.safe_text import DEFAULT_LIMIT as DEFAULT_LIMIT
     from rea_tui.host.safe_text import sanitize as sanitize
     from rea_tui.host.safe_text import sanitize_line as sanitize_line
@@ -303,10 +349,30 @@ if TYPE_CHECKING:
     from rea_tui.host.schemas.formats import CHECKED_FORMATS as CHECKED_FORMATS
     from rea_tui.host.schemas.guard import SchemaVerdict as SchemaVerdict
     from rea_tui.host.schemas.guard import check_against_schema as check_against_schema
+    from rea_tui.host.server_log import LOG_LEVELS as LOG_LEVELS
+    from rea_tui.host.server_log import LogRecord as LogRecord
+    from rea_tui.host.server_log import ServerLog as ServerLog
+    from rea_tui.host.server_log import at_least as at_least
+    from rea_tui.host.server_settings import can_subscribe as can_subscribe
+    from rea_tui.host.server_settings import require_capability as require_capability
+    from rea_tui.host.server_settings import set_log_level as set_log_level
+    from rea_tui.host.server_settings import set_roots as set_roots
+    from rea_tui.host.server_settings import subscribe as subscribe
+    from rea_tui.host.server_settings import unsubscribe as unsubscribe
     from rea_tui.host.session import FormTarget as FormTarget
     from rea_tui.host.session import FormValues as FormValues
+    from rea_tui.host.session import InputAsker as InputAsker
     from rea_tui.host.session import ServerState as ServerState
     from rea_tui.host.session import Session as Session
+    from rea_tui.host.task_board import TaskBoard as TaskBoard
+    from rea_tui.host.task_board import TaskState as TaskState
+    from rea_tui.host.task_board import TrackedTask as TrackedTask
+    from rea_tui.host.tasks import TaskSupport as TaskSupport
+    from rea_tui.host.tasks import cancel_task as cancel_task
+    from rea_tui.host.tasks import get_task as get_task
+    from rea_tui.host.tasks import list_tasks as list_tasks
+    from rea_tui.host.tasks import task_result as task_result
+    from rea_tui.host.tasks import task_support as task_support
     from rea_tui.host.tool_call import run_tool_call as run_tool_call
     from rea_tui.host.traffic import TrafficEntry as TrafficEntry
     from rea_tui.host.traffic import TrafficLog as TrafficLog
@@ -321,6 +387,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize
     from rea_tui.host.transport import start_server_process as start_server_process
+    from rea_tui.host.url_elicitation import required_url_elicitations as required_url_elicitations
     from rea_tui.host.url_safety import UrlView as UrlView
     from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from rea_tui.host.roots import Root, RootError, parse_roots
+
 if TYPE_CHECKING:
     from rea_tui.host.inputs import InputAnswers as Inputs
     from rea_tui.host.inputs import InputResolver
@@ -58,6 +60,8 @@ class ServerSpec:
     # OAuth options of the entry (camelCase keys, see rea_tui.host.auth.settings) and values asked for.
     oauth: Mapping[str, str] = field(default_factory=dict)
     asked: tuple[str, ...] = ()
+    # The folders offered to the server (`roots/list`); the entry's `roots`, else none.
+    roots: tuple[Root, ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -147,6 +151,10 @@ def spec_from_entry(
     if protocol not in PROTOCOL_CHOICES:
         raise ConfigError(f"server {name!r}: protocol must be one of {', '.join(PROTOCOL_CHOICES)}")
     used: dict[str, str] = {}
+    try:
+        roots = parse_roots(entry.get("roots"))
+    except RootError as exc:
+        raise ConfigError(f"server {name!r}: {exc}") from None
 
     def expand(value: str) -> str:
         expanded = expand_variables(value, environ, inputs, name)
@@ -176,6 +184,7 @@ def spec_from_entry(
             protocol=protocol,
             oauth=oauth,
             asked=tuple(used.values()),
+            roots=roots,
         )
     if kind not in (None, "stdio"):
         raise ConfigError(f"server {name!r}: unsupported type {kind!r} (use stdio, http or sse)")
@@ -195,6 +204,7 @@ def spec_from_entry(
         cwd=expand(cwd) if isinstance(cwd, str) else None,
         protocol=protocol,
         asked=tuple(used.values()),
+        roots=roots,
     )
 
 

@@ -1,13 +1,15 @@
-"""One live connection to one MCP server.
+"""One live connection to one MCP server: its lifecycle.
 
 A long-lived task owns the SDK `Client` (its context must be entered and
 exited in the same task); everything else sends requests through
 `Connection.request`, which works from any task on the same event loop.
-Requests go through the SDK session's public `send_request` (stamped for the
-negotiated generation, results checked against that version's schema) and
-come back as the server's JSON. A reply the SDK finds malformed becomes a
-ProtocolError that carries the raw reply, read from the traffic tap, so it
-can still be reported (the completion lint does).
+The connection is made of three parts, one module each: this one (start,
+negotiate, watch, reconnect, close), `requests` (`RequestSender`: requests
+through the SDK's public `send_request`, back as the server's JSON) and
+`callbacks` (`ServerCallbacks`: what the server asks of the client and
+tells it). What it keeps per server: the traffic log, stderr, the log
+messages (`ServerLog`), roots, resource subscriptions, tasks (`TaskBoard`)
+and the analyst's waits (`AnalystWaits`).
 """
 
 from __future__ import annotations
@@ -16,16 +18,15 @@ import asyncio
 import contextlib
 import logging
 import subprocess
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from rea_tui import __version__
+from rea_tui.host.callbacks import ServerCallbacks
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import (
-    MALFORMED_RESULT,
     HostError,
     ProtocolError,
     RequestTimedOut,
@@ -33,34 +34,30 @@ from rea_tui.host.errors import (
     ServerUnavailable,
 )
 from rea_tui.host.events import (
-    BadOutputReceived,
     ConnectionLost,
     HostEvent,
     ListChanged,
     ListKind,
-    LogMessageReceived,
 )
 from rea_tui.host.http_status import HttpStatusLog
 from rea_tui.host.http_transport import http_transport
-from rea_tui.host.interaction import (
-    ElicitationHandler,
-    ElicitationRequest,
-    SamplingHandler,
-    SamplingMessage,
-    SamplingRequest,
-)
+from rea_tui.host.interaction import ElicitationHandler, SamplingHandler
 from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
+from rea_tui.host.requests import ProgressCallback, RequestSender
+from rea_tui.host.roots import Roots
+from rea_tui.host.server_log import ServerLog
+from rea_tui.host.task_board import TaskBoard
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import StderrBuffer, StdioProcess
+from rea_tui.host.waiting import AnalystWaits
 
 if TYPE_CHECKING:
-    import mcp_types as types
     from mcp import Client
-    from mcp.client.session import ClientRequestContext
-    from mcp.shared.exceptions import MCPError
 
     from rea_tui.host.auth.provider import Login
+
+__all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState", "ProgressCallback", "load_sdk"]
 
 # The SDK logs protocol faults through `logging`; in a TUI nothing may reach
 # the terminal, and the traffic log already shows what happened.
@@ -68,19 +65,11 @@ logging.getLogger("mcp").addHandler(logging.NullHandler())
 logging.getLogger("mcp").propagate = False
 
 ConnectionState = Literal["idle", "connecting", "ready", "failed", "exited", "closed"]
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 EventListener = Callable[[HostEvent], None]
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
 MODERN_VERSION = "2026-07-28"
-
-# Notification classes of the SDK, by name, so this module can load before the SDK does.
-_LIST_CHANGED: dict[str, ListKind] = {
-    "PromptListChangedNotification": "prompts",
-    "ToolListChangedNotification": "tools",
-    "ResourceListChangedNotification": "resources",
-}
 
 
 def load_sdk() -> None:
@@ -90,7 +79,7 @@ def load_sdk() -> None:
     import mcp.shared.subscriptions  # noqa: F401
 
 
-class Connection:
+class Connection(RequestSender, ServerCallbacks):
     """A connection to `spec`, kept across reconnects."""
 
     def __init__(
@@ -116,6 +105,8 @@ class Connection:
         self.server_name = ""
         self.server_version = ""
         self.server_title: str | None = None
+        # `serverInfo` as the server sent it.
+        self.server_info: dict[str, Any] = {}
         self.instructions = ""
         self.capabilities: dict[str, Any] = {}
         # What the HTTP layer refused (401, 404, 5xx), to report it as HTTP rather than as JSON-RPC.
@@ -126,6 +117,12 @@ class Connection:
         self.elicitation_handler: ElicitationHandler | None = None
         self.sampling_handler: SamplingHandler | None = None
         self.listeners: Listeners[HostEvent] = Listeners()
+        self.waits = AnalystWaits()
+        self.log = ServerLog()
+        self.roots = Roots(spec.roots)
+        self.tasks = TaskBoard(spec.name)
+        # Resources the analyst subscribed to (subscribed again after a reconnect).
+        self.subscriptions: set[str] = set()
         self._client: Client | None = None
         self._process: StdioProcess | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -133,10 +130,6 @@ class Connection:
         self._closing = False
 
     # ------------------------------------------------------------ lifecycle
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     @property
     def is_ready(self) -> bool:
@@ -190,6 +183,17 @@ class Connection:
             )
             self._fail(error)
             raise error
+        await self._restore()
+
+    async def _restore(self) -> None:
+        """What the analyst set on the last connection: the log level and the subscriptions."""
+        level = self.log.level
+        if level is not None and self.has_capability("logging") and not self.modern:
+            with contextlib.suppress(HostError):
+                await self.request("logging/setLevel", {"level": level})
+        for uri in sorted(self.subscriptions):
+            with contextlib.suppress(HostError):
+                await self.request("resources/subscribe", {"uri": uri})
 
     async def _start(self, mode: str) -> None:
         self.state = "connecting"
@@ -262,6 +266,7 @@ class Connection:
             logging_callback=self._on_log,
             elicitation_callback=self._on_elicitation,
             sampling_callback=self._on_sampling,
+            list_roots_callback=self._on_list_roots,
             client_info=types.Implementation(name="rea-tui", version=__version__),
         )
         self.traffic.record_event("connect", f"{self.spec.transport} {self.spec.display_target()} (mode {mode})")
@@ -295,6 +300,7 @@ class Connection:
             capabilities.model_dump(by_alias=True, mode="json", exclude_none=True) if capabilities else {}
         )
         info = client.server_info
+        self.server_info = info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}
         self.server_name = info.name if info else ""
         self.server_version = info.version if info else ""
         self.server_title = info.title if info else None
@@ -374,64 +380,6 @@ class Connection:
         self.stderr.append(b"\n--- reconnect ---\n")
         await self.start()
 
-    # ------------------------------------------------------------ SDK callbacks
-
-    async def _on_message(self, message: Any) -> None:
-        if isinstance(message, Exception):
-            self._emit(BadOutputReceived(self.name, str(message)))
-            return
-        kind = _LIST_CHANGED.get(type(message).__name__)
-        if kind is not None:
-            self._emit(ListChanged(self.name, kind))
-
-    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self._emit(LogMessageReceived(self.name, str(params.level), params.logger, params.data))
-
-    async def _on_elicitation(
-        self, context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult | types.ErrorData:
-        import mcp_types as types
-
-        handler = self.elicitation_handler
-        if handler is None:
-            return types.ElicitResult(action="decline")
-        if isinstance(params, types.ElicitRequestURLParams):
-            request = ElicitationRequest(
-                server=self.name,
-                message=params.message,
-                mode="url",
-                url=params.url,
-                elicitation_id=params.elicitation_id,
-            )
-        else:
-            raw_schema: Any = params.requested_schema
-            schema = (
-                raw_schema if isinstance(raw_schema, dict) else raw_schema.model_dump(by_alias=True, exclude_none=True)
-            )
-            request = ElicitationRequest(server=self.name, message=params.message, mode="form", requested_schema=schema)
-        answer = await handler(request)
-        content = answer.content if answer.action == "accept" and request.mode == "form" else None
-        return types.ElicitResult(action=answer.action, content=content)
-
-    async def _on_sampling(
-        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult | types.ErrorData:
-        import mcp_types as types
-
-        handler = self.sampling_handler
-        if handler is None:
-            return types.ErrorData(code=types.INVALID_REQUEST, message="The analyst declined the sampling request")
-        messages = tuple(
-            SamplingMessage(role=m.role, text=getattr(m.content, "text", f"[{getattr(m.content, 'type', '?')}]"))
-            for m in params.messages
-        )
-        answer = await handler(SamplingRequest(self.name, messages, params.system_prompt, params.max_tokens))
-        if answer.text is None:
-            return types.ErrorData(code=types.INVALID_REQUEST, message="The analyst declined the sampling request")
-        return types.CreateMessageResult(
-            role="assistant", content=types.TextContent(type="text", text=answer.text), model=answer.model
-        )
-
     # ------------------------------------------------------------ requests
 
     def _session(self) -> Any:
@@ -441,136 +389,3 @@ class Connection:
                 raise self.last_error
             raise ServerUnavailable(f"{self.name} is not connected")
         return client.session
-
-    async def request(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        on_progress: ProgressCallback | None = None,
-        strict: bool = False,
-    ) -> dict[str, Any]:
-        """Send one request and return the raw result object.
-
-        A result that breaks the negotiated version's schema is still returned
-        (the host parses leniently: a bad field or item is lost, not the whole
-        reply), and reported as bad output; with `strict`, it raises
-        ProtocolError(MALFORMED_RESULT) carrying the reply instead. Cancelling
-        the calling task sends `notifications/cancelled`. Raises
-        RequestTimedOut, ServerExited, ServerUnavailable or ProtocolError.
-        """
-        from mcp.shared.exceptions import MCPError
-        from pydantic import ValidationError
-
-        from rea_tui.host.sdk_request import RAW_RESULT, RawRequest
-
-        session = self._session()
-        sent = dict(params or {})
-        limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
-        mark = self.http_status.mark()
-        try:
-            raw = await session.send_request(
-                RawRequest(method=method, params=sent or None),
-                RAW_RESULT,
-                request_read_timeout_seconds=limit if limit and limit > 0 else None,
-                progress_callback=on_progress,
-            )
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(result)'}: {e['msg']}" for e in exc.errors()[:5])
-            message = f"{method}: the reply breaks the {self.protocol_version} schema: {problems}"
-            reply = self.traffic.reply_to(method, sent)
-            if strict or reply is None:
-                raise ProtocolError(MALFORMED_RESULT, message, reply=reply) from None
-            self.traffic.record_event("reply/malformed", message)
-            self._emit(BadOutputReceived(self.name, message))
-            return reply
-        except MCPError as exc:
-            http = self.http_status.error_for(self.name, exc.code, exc.error.message, mark, method)
-            raise (http or await self._request_error(method, exc, limit, time.monotonic() - started)) from None
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise ServerUnavailable(f"{self.name}: connection failed ({type(exc).__name__})") from None
-        except Exception as exc:
-            if type(exc).__module__.startswith("httpx"):
-                raise ServerUnavailable(f"{self.name}: {type(exc).__name__}: {exc}") from None
-            raise
-        if not isinstance(raw, dict):
-            raise ProtocolError(MALFORMED_RESULT, f"{method}: the result is not a JSON object")
-        return raw
-
-    async def request_interactive(
-        self,
-        method: str,
-        params: Mapping[str, Any],
-        *,
-        timeout: float | None = None,
-        on_progress: ProgressCallback | None = None,
-        max_rounds: int = 10,
-    ) -> dict[str, Any]:
-        """A request that the server may answer with `input_required` (2026-07-28).
-
-        The embedded elicitation / sampling requests go to the same handlers
-        as legacy server-to-client requests, then the request is sent again
-        with the answers and the server's opaque `requestState`.
-        """
-        import mcp_types as types
-        from mcp.client.session import ClientRequestContext
-        from pydantic import ValidationError
-
-        current = dict(params)
-        for _ in range(max_rounds + 1):
-            raw = await self.request(method, current, timeout=timeout, on_progress=on_progress)
-            if raw.get("resultType") != "input_required":
-                return raw
-            try:
-                pending = types.InputRequiredResult.model_validate(raw, by_name=False)
-            except ValidationError as exc:
-                raise ProtocolError(MALFORMED_RESULT, f"{method}: malformed input_required result: {exc}") from None
-            session = self._session()
-            answers: dict[str, Any] = {}
-            for key, input_request in (pending.input_requests or {}).items():
-                answer = await session.dispatch_input_request(
-                    ClientRequestContext(session=session, request_id=key), input_request
-                )
-                if isinstance(answer, types.ErrorData):
-                    raise ProtocolError.from_error(answer.code, answer.message, answer.data)
-                answers[key] = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
-            current = dict(params)
-            if answers:
-                current["inputResponses"] = answers
-            if pending.request_state is not None:
-                current["requestState"] = pending.request_state
-        raise ProtocolError(MALFORMED_RESULT, f"{method}: the server asked for input more than {max_rounds} times")
-
-    async def _request_error(self, method: str, exc: MCPError, limit: float, elapsed: float) -> HostError:
-        import mcp_types as types
-
-        code = exc.code
-        if code == types.REQUEST_TIMEOUT and limit and elapsed >= limit * 0.98:
-            return RequestTimedOut(method, limit)
-        if code == types.CONNECTION_CLOSED and self.spec.transport == "stdio":
-            process = self._process
-            if process is not None:
-                with anyio.move_on_after(2.0):
-                    await process.exited.wait()
-                if process.returncode is not None:
-                    return ServerExited(f"{self.name} exited during {method}", process.returncode, self.stderr.tail())
-            return ServerExited(f"{self.name}: connection closed during {method}", None, self.stderr.tail())
-        # A server may echo a configured secret back in its message: it is redacted like everywhere else.
-        return ProtocolError.from_error(code, self.traffic.redact(exc.error.message), exc.error.data)
-
-    async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
-        """Every item of a paginated list method, following `nextCursor`."""
-        items: list[Any] = []
-        cursor: str | None = None
-        for _ in range(page_limit):
-            result = await self.request(method, {"cursor": cursor} if cursor else None)
-            page = result.get(key)
-            if isinstance(page, list):
-                items.extend(page)
-            next_cursor = result.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
-                break
-            cursor = next_cursor
-        return items

@@ -48,6 +48,16 @@ class ServerExited(HostError):
         return text
 
 
+class CapabilityMissing(HostError):
+    """The server does not declare what a request needs; nothing was sent."""
+
+    def __init__(self, server: str, capability: str, method: str) -> None:
+        super().__init__(f"{server} does not offer {capability} (no {capability!r} capability): {method} was not sent")
+        self.server = server
+        self.capability = capability
+        self.method = method
+
+
 class RequestTimedOut(HostError):
     """No reply within the request's timeout; the request was cancelled."""
 
@@ -78,6 +88,13 @@ class ProtocolError(HostError):
         lines = [str(self)]
         lines += [f"  {sanitize_line(f.field)}: {sanitize_line(f.message)}" for f in self.fields]
         return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-RPC error object (`code`, `message`, and `data` when the server sent some)."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
 
     @classmethod
     def from_error(cls, code: int, message: str, data: Any = None) -> ProtocolError:

@@ -29,6 +29,14 @@ class LogMessageReceived:
 
 
 @dataclass(frozen=True)
+class ResourceUpdated:
+    """The server said a resource the analyst subscribed to changed (`notifications/resources/updated`)."""
+
+    server: str
+    uri: str
+
+
+@dataclass(frozen=True)
 class BadOutputReceived:
     """The server wrote something that is not a JSON-RPC message; the connection goes on."""
 
@@ -46,4 +54,4 @@ class ConnectionLost:
     message: str
 
 
-HostEvent = ListChanged | LogMessageReceived | BadOutputReceived | ConnectionLost
+HostEvent = ListChanged | LogMessageReceived | ResourceUpdated | BadOutputReceived | ConnectionLost

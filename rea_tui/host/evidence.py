@@ -32,6 +32,7 @@ Outcome = Literal[
     "server_exited",
     "unavailable",
     "authorization_needed",
+    "task_submitted",
     "failed",
 ]
 # Where a result carries the server's own evidence ID (the REA convention).
@@ -50,8 +51,11 @@ OUTCOME_LABELS: dict[str, str] = {
     "server_exited": "server exited",
     "unavailable": "unavailable",
     "authorization_needed": "authorization needed",
+    "task_submitted": "task submitted",
     "failed": "failed",
 }
+# Durations under this many milliseconds are shown in ms, longer ones in seconds.
+SECONDS_SHOWN_FROM_MS = 1_000.0
 
 
 @dataclass
@@ -76,7 +80,9 @@ class EvidenceEntry:
     started: float
     approval: str
     outcome: Outcome = "running"
+    # The server's time: the call's wall time minus the time dialogs waited for the analyst (`waited_ms`).
     duration_ms: float | None = None
+    waited_ms: float = 0.0
     content: list[ContentBlock] = field(default_factory=list)
     structured: Any = None
     has_structured: bool = False
@@ -98,6 +104,11 @@ class EvidenceEntry:
     ref: str = ""
     # What qualifies the server's IDs in a session of several servers (None: one server).
     qualifier: str | None = None
+    # The result (or error object) as the server sent it, for machine output; not recorded in transcripts.
+    result: dict[str, Any] | None = None
+    # A task-augmented call: the server's task id and its last status.
+    task_id: str | None = None
+    task_status: str | None = None
 
     def __post_init__(self) -> None:
         self.ref = self.ref or self.id
@@ -110,6 +121,16 @@ class EvidenceEntry:
     @property
     def outcome_label(self) -> str:
         return OUTCOME_LABELS[self.outcome]
+
+    @property
+    def duration_label(self) -> str:
+        """`1.2 s`, or `1.2 s (plus 14 s waiting for you)` when a dialog waited for the analyst."""
+        if self.duration_ms is None:
+            return ""
+        label = _duration(self.duration_ms)
+        if self.waited_ms >= 1.0:
+            label += f" (plus {_duration(self.waited_ms)} waiting for you)"
+        return label
 
     @property
     def finished(self) -> bool:
@@ -128,6 +149,7 @@ class EvidenceEntry:
             "arguments": self.arguments,
             "started": self.started,
             "durationMs": None if self.duration_ms is None else round(self.duration_ms, 1),
+            **({"waitedMs": round(self.waited_ms, 1)} if self.waited_ms >= 1.0 else {}),
             "approval": self.approval,
             "outcome": self.outcome,
             "content": [block_json(b) for b in self.content],
@@ -148,6 +170,8 @@ class EvidenceEntry:
             data["narrowing"] = {**self.narrowing.to_json(), "round": self.narrowing_round}
         if self.follows:
             data["follows"] = self.follows
+        if self.task_id is not None:
+            data["task"] = {"taskId": self.task_id, "status": self.task_status}
         if self.replay_of:
             data["replayOf"] = self.replay_of
             data["replayDiff"] = self.replay_diff
@@ -176,6 +200,10 @@ def citation_qualifiers(servers: Iterable[str]) -> dict[str, str]:
             candidate, number = f"{qualifier}-{number}", number + 1
         qualifiers[name] = candidate
     return qualifiers
+
+
+def _duration(ms: float) -> str:
+    return f"{ms:,.0f} ms" if ms < SECONDS_SHOWN_FROM_MS else f"{ms / 1000:,.1f} s"
 
 
 class EvidenceLedger:

@@ -9,13 +9,15 @@ are the same). Schemas and `structuredContent` are data, not text: they stay
 as they came and are never shown without sanitizing.
 
 Parsed leniently from raw JSON: a server that sends a wrong type in one field
-loses that field (or that item), never the whole listing.
+loses that field (or that item), never the whole listing. Each item also keeps
+the object the server sent (`raw`), for machine output only (JSON, escaped): never shown.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rea_tui.host.safe_text import DEFAULT_LIMIT, LINE_LIMIT, sanitize, sanitize_line
@@ -66,6 +68,7 @@ class PromptArgument:
     description: str = ""
     required: bool = False
     wire_name: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -84,6 +87,7 @@ class Prompt:
     description: str = ""
     arguments: tuple[PromptArgument, ...] = ()
     wire_name: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -118,6 +122,7 @@ def parse_prompt(raw: Any) -> Prompt | None:
                     description=_text(item.get("description")),
                     required=item.get("required") is True,
                     wire_name=_wire(item["name"], name),
+                    raw=item,
                 )
             )
     name = _name(raw["name"])
@@ -127,6 +132,7 @@ def parse_prompt(raw: Any) -> Prompt | None:
         description=_text(raw.get("description")),
         arguments=tuple(arguments),
         wire_name=_wire(raw["name"], name),
+        raw=raw,
     )
 
 
@@ -141,6 +147,7 @@ class Tool:
     wire_name: str = ""
     # What the server declared about how the tool runs (task support), kept as it came.
     execution: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -176,6 +183,7 @@ def parse_tool(raw: Any) -> Tool | None:
         annotations=_safe_annotations(raw.get("annotations")),
         wire_name=_wire(raw["name"], name),
         execution=_dict(raw.get("execution")),
+        raw=raw,
     )
 
 
@@ -187,6 +195,7 @@ class Resource:
     description: str = ""
     mime_type: str | None = None
     wire_uri: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def wire(self) -> str:
@@ -208,6 +217,7 @@ def parse_resource(raw: Any) -> Resource | None:
         description=_text(raw.get("description")),
         mime_type=_opt_name(raw.get("mimeType")),
         wire_uri=_wire(raw["uri"], uri),
+        raw=raw,
     )
 
 
@@ -233,6 +243,7 @@ class ResourceTemplate:
     description: str = ""
     mime_type: str | None = None
     wire_template: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def wire(self) -> str:
@@ -285,6 +296,7 @@ def parse_resource_template(raw: Any) -> ResourceTemplate | None:
         description=_text(raw.get("description")),
         mime_type=_opt_name(raw.get("mimeType")),
         wire_template=_wire(raw["uriTemplate"], template),
+        raw=raw,
     )
 
 
@@ -295,6 +307,7 @@ def parse_resource_template(raw: Any) -> ResourceTemplate | None:
 class TextBlock:
     text: str
     kind: str = "text"
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -304,6 +317,7 @@ class MediaBlock:
     kind: str
     mime_type: str
     size_bytes: int
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -314,6 +328,7 @@ class ResourceLinkBlock:
     mime_type: str | None = None
     kind: str = "resource_link"
     wire_uri: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def wire(self) -> str:
@@ -328,6 +343,8 @@ class EmbeddedResourceBlock:
     text: str | None
     blob_size: int | None = None
     kind: str = "resource"
+    # The whole block (`{"type": "resource", "resource": {...}}`), also for a resources/read item.
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -347,6 +364,7 @@ def _decoded_size(data: Any) -> int:
 
 
 def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
+    """One item of `resources/read` contents (or of an embedded resource block)."""
     if not isinstance(raw, dict):
         return None
     blob = raw.get("blob")
@@ -356,6 +374,7 @@ def parse_resource_contents(raw: Any) -> EmbeddedResourceBlock | None:
         mime_type=_opt_name(raw.get("mimeType")),
         text=sanitize(text, None) if isinstance(text, str) else None,
         blob_size=_decoded_size(blob) if isinstance(blob, str) else None,
+        raw={"type": "resource", "resource": raw},
     )
 
 
@@ -364,10 +383,10 @@ def parse_content_block(raw: Any) -> ContentBlock:
         return UnknownBlock(kind=type(raw).__name__)
     kind = _name(raw.get("type"), "unknown")
     if kind == "text":
-        return TextBlock(text=_text(raw.get("text"), None))
+        return TextBlock(text=_text(raw.get("text"), None), raw=raw)
     if kind in ("image", "audio"):
         return MediaBlock(
-            kind=kind, mime_type=_name(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data"))
+            kind=kind, mime_type=_name(raw.get("mimeType"), "?"), size_bytes=_decoded_size(raw.get("data")), raw=raw
         )
     if kind == "resource_link":
         raw_uri = _raw(raw.get("uri"))
@@ -378,11 +397,12 @@ def parse_content_block(raw: Any) -> ContentBlock:
             description=_text(raw.get("description")),
             mime_type=_opt_name(raw.get("mimeType")),
             wire_uri=_wire(raw_uri, uri),
+            raw=raw,
         )
     if kind == "resource":
         embedded = parse_resource_contents(raw.get("resource"))
         if embedded is not None:
-            return embedded
+            return replace(embedded, raw=raw)
     return UnknownBlock(kind=kind, raw=raw)
 
 
@@ -407,25 +427,53 @@ def block_text(block: ContentBlock) -> str:
 
 
 def block_json(block: ContentBlock) -> dict[str, Any]:
-    """A content block for machine output, with MCP's camelCase keys."""
+    """A content block for machine output: as the server sent it (MCP's keys, data included).
+
+    A block restored from an older transcript has no server form; it is
+    written with MCP's camelCase keys from what was kept.
+    """
+    if block.raw:
+        return dict(block.raw)
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, MediaBlock):
         return {"type": block.kind, "mimeType": block.mime_type, "sizeBytes": block.size_bytes}
     if isinstance(block, ResourceLinkBlock):
-        return {
-            "type": "resource_link",
-            "uri": block.uri,
-            "name": block.name,
-            "description": block.description,
-            "mimeType": block.mime_type,
-        }
+        link: dict[str, Any] = {"type": "resource_link", "uri": block.uri, "name": block.name}
+        if block.description:
+            link["description"] = block.description
+        if block.mime_type is not None:
+            link["mimeType"] = block.mime_type
+        return link
     if isinstance(block, EmbeddedResourceBlock):
-        return {
-            "type": "resource",
-            "uri": block.uri,
-            "mimeType": block.mime_type,
-            "text": block.text,
-            "blobSize": block.blob_size,
-        }
+        embedded: dict[str, Any] = {"uri": block.uri}
+        if block.mime_type is not None:
+            embedded["mimeType"] = block.mime_type
+        if block.text is not None:
+            embedded["text"] = block.text
+        if block.blob_size is not None:
+            embedded["blobSize"] = block.blob_size
+        return {"type": "resource", "resource": embedded}
     return {"type": block.kind}
+
+
+def block_summary(block: ContentBlock) -> str:
+    """One line naming what a block is: its type, MIME type, size and URI (plain text; sanitize to show it)."""
+    if isinstance(block, TextBlock):
+        return f"<text, {len(block.text):,} characters>"
+    if isinstance(block, MediaBlock):
+        return f"<{block.kind} {block.mime_type}, {block.size_bytes:,} bytes>"
+    if isinstance(block, ResourceLinkBlock):
+        parts = [block.uri] + ([block.mime_type] if block.mime_type else [])
+        named = f" {block.name!r}" if block.name else ""
+        return f"<resource_link {' '.join(parts)}{named}>"
+    if isinstance(block, EmbeddedResourceBlock):
+        kind = block.mime_type or "no MIME type"
+        if block.text is not None:
+            size = f"{len(block.text):,} characters"
+        elif block.blob_size is not None:
+            size = f"{block.blob_size:,} bytes, binary"
+        else:
+            size = "empty"
+        return f"<resource {block.uri or '(no uri)'} ({kind}, {size})>"
+    return f"<{block.kind}, {len(json.dumps(block.raw, default=str)):,} bytes of JSON>"

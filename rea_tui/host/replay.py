@@ -87,7 +87,9 @@ def _blocks(raw: Any) -> list[ContentBlock]:
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, dict):
             continue
-        if item.get("type") in ("image", "audio"):
+        if "data" in item or isinstance(item.get("resource"), dict):
+            blocks.extend(parse_content(item))  # recorded as the server sent it
+        elif item.get("type") in ("image", "audio"):
             size = item.get("sizeBytes")
             blocks.append(
                 MediaBlock(str(item["type"]), str(item.get("mimeType", "?")), size if isinstance(size, int) else 0)

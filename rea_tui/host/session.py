@@ -26,9 +26,12 @@ from rea_tui.host.transcript import SessionRecorder, TranscriptWriter
 
 if TYPE_CHECKING:
     from rea_tui.host.config import ServerSpec
+    from rea_tui.host.deferred_inputs import DeferredInputs
     from rea_tui.host.events import HostEvent
     from rea_tui.host.hosted import HostedServer, ServerStatus
+    from rea_tui.host.inputs import InputSpec
     from rea_tui.host.models import Tool
+    from rea_tui.host.task_board import TaskBoard
     from rea_tui.host.workflow import Workflow
 
 FormKind = Literal["prompt", "template"]
@@ -64,6 +67,8 @@ class ServerState:
 
 
 ServerCreated = Callable[["HostedServer"], None]
+# Asks the analyst for one `${input:NAME}` a server uses (the input, the server); None: not given.
+InputAsker = Callable[["InputSpec", str], Awaitable["str | None"]]
 
 
 class Session:
@@ -77,9 +82,19 @@ class Session:
         transcript: Path | None = None,
         started: dict[str, subprocess.Popen[bytes]] | None = None,
         remember_protocols: bool = True,
+        inputs: DeferredInputs | None = None,
     ) -> None:
-        """`transcript`: where to record (None records nothing). `started`: stdio processes already running."""
+        """`transcript`: where to record (None records nothing). `started`: stdio processes already running.
+
+        `inputs`: the `${input:NAME}` values the config left to ask for (`ask_input` asks them before
+        the server that uses them starts).
+        """
         self.specs = list(specs)
+        self.inputs = inputs
+        self.ask_input: InputAsker | None = None
+        self._input_values: dict[str, str] = {}
+        # Servers that could not even be started (an input not given), and why.
+        self._unstarted: dict[str, HostError] = {}
         self.timeout = timeout
         # With several servers, evidence IDs are cited qualified by a short server name (rea:E-0004).
         qualifiers = citation_qualifiers(self.names)
@@ -120,6 +135,8 @@ class Session:
 
     def state(self, name: str) -> ServerState:
         hosted = self._servers.get(name)
+        if hosted is None and name in self._unstarted and name not in self._connecting:
+            return ServerState(self.spec(name), "failed", None, self._unstarted[name])
         status: ServerStatus = hosted.status if hosted is not None else "connecting"
         if status == "idle" or (name in self._connecting and status == "ready"):
             status = "connecting"
@@ -144,8 +161,51 @@ class Session:
             self.on_server_created(hosted)
         return hosted
 
+    def add_server(self, spec: ServerSpec) -> None:
+        """One more server for this session (one found in another client's config); connect it next."""
+        if spec.name in self.names:
+            raise ValueError(f"this session has a server named {spec.name!r} already")
+        self.specs.append(spec)
+
+    async def _fill_inputs(self, name: str) -> None:
+        """Ask for the `${input:NAME}` values this server's entry uses (each once per session)."""
+        from rea_tui.host.deferred_inputs import fill_inputs, pending_inputs
+
+        spec = self.spec(name)
+        missing = pending_inputs(spec)
+        if not missing:
+            return
+        for input_name in missing:
+            if input_name in self._input_values:
+                continue
+            declared = self.inputs.spec(input_name) if self.inputs is not None else None
+            value = await self.ask_input(declared, name) if self.ask_input is not None and declared else None
+            if value is None:
+                raise ServerUnavailable(
+                    f"{name} needs ${{input:{input_name}}}"
+                    + (f" ({declared.description})" if declared is not None and declared.description else "")
+                    + ", which was not given; nothing was started (f5 asks again)"
+                )
+            self._input_values[input_name] = value
+        self.specs[self.names.index(name)] = fill_inputs(spec, self._input_values)
+
+    def task_boards(self) -> list[TaskBoard]:
+        """The tasks of every server started so far."""
+        return [hosted.connection.tasks for hosted in self._servers.values()]
+
     async def connect(self, name: str) -> HostedServer:
         """Start the server (a fresh process after a failure or an exit) and load its catalogs and target."""
+        if name not in self._servers:
+            self._connecting.add(name)
+            try:
+                await self._fill_inputs(name)
+            except HostError as exc:
+                self._unstarted[name] = exc
+                self.recorder.server_failed(name, exc.describe())
+                raise
+            finally:
+                self._connecting.discard(name)
+            self._unstarted.pop(name, None)
         hosted = self._servers.get(name) or await self._create(name)
         await self._bring_up(hosted, hosted.start)
         return hosted

@@ -39,6 +39,8 @@ class Workflow:
     description: str
     messages: tuple[WorkflowMessage, ...]
     steps: tuple[WorkflowStep, ...] = field(default=())
+    # The `prompts/get` result as the server sent it (machine output shows it).
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def find_steps(text: str, tools: Iterable[Tool]) -> list[WorkflowStep]:
@@ -72,6 +74,7 @@ def parse_workflow(
         description=sanitize(description) if isinstance(description, str) else "",
         messages=tuple(messages),
         steps=tuple(find_steps(text, tools)),
+        raw=dict(result),
     )
 
 

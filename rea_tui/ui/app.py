@@ -64,6 +64,17 @@ class ReaApp(App[int]):
             id="palette",
             tooltip="Every action",
         ),
+        # Also from a dialog a call opened (an elicitation form): cancelling the call closes it.
+        # (The main screen has its own ctrl+b, shown in its footer; this one is for the other screens.)
+        Binding(
+            "ctrl+b,alt+b",
+            "cancel_calls",
+            "Cancel call",
+            id="cancel-calls",
+            tooltip="Cancel the running tool call",
+            show=False,
+            priority=True,  # a modal dialog leaves only priority bindings of the app active
+        ),
     ]
 
     def __init__(
@@ -78,6 +89,8 @@ class ReaApp(App[int]):
         self.session = session
         self.settings = settings or AppSettings.load()
         self.screenshot_folder = Path.cwd()
+        # Nothing is configured: the main screen offers the servers of other clients' configs (f12).
+        self.offer_discovered = False
         # Unexpected failures of background jobs, oldest first (the toast shows the newest).
         self.failures: list[str] = []
         self.main = MainScreen(session, self.settings, replay=replay, offline=offline)
@@ -163,7 +176,7 @@ class ReaApp(App[int]):
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
         for binding in bindings:
             assert isinstance(binding, Binding)
-            if binding.action in ("quit", "command_palette"):
+            if binding.action in ("quit", "command_palette", "cancel_calls"):  # cancel_calls: ctrl+b elsewhere
                 continue
             action = binding.action
             target = self if binding in self.BINDINGS else screen
@@ -172,6 +185,15 @@ class ReaApp(App[int]):
                 binding.tooltip,
                 lambda a=action, t=target: t.run_action(a),
             )
+
+    def action_cancel_calls(self) -> None:
+        self.main.action_cancel_call()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # On the main screen its own ctrl+b (in its footer) does it; an offline replay runs no call.
+        if action == "cancel_calls":
+            return self.screen is not self.main and not self.main.offline
+        return True
 
     async def action_quit(self) -> None:
         self.main.calls.cancel_all()

@@ -7,14 +7,17 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host import ServerSpec, ServerUnavailable, start_server_process
+from rea_tui.host import DeferredInputs, ServerSpec, ServerUnavailable, pending_inputs, start_server_process
 
 
 def start_early(specs: Sequence[ServerSpec]) -> dict[str, subprocess.Popen[bytes]]:
-    """Start the stdio servers now, so they boot while Textual loads and paints the first frame."""
+    """Start the stdio servers now, so they boot while Textual loads and paints the first frame.
+
+    Not one whose entry still waits for an `${input:NAME}` value: it starts once the analyst gave it.
+    """
     started: dict[str, subprocess.Popen[bytes]] = {}
     for spec in specs:
-        if spec.transport == "stdio":
+        if spec.transport == "stdio" and not pending_inputs(spec):
             # A command that cannot start is reported by the app when it connects.
             with contextlib.suppress(ServerUnavailable):
                 started[spec.name] = start_server_process(spec)
@@ -28,7 +31,10 @@ def run_app(
     transcript: Path | None,
     replay: Path | None = None,
     offline: bool = False,
+    inputs: DeferredInputs | None = None,
+    offer_discovered: bool = False,
 ) -> int:
+    """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered."""
     from rea_tui.ui.runtime import apply_frame_rate
     from rea_tui.ui.settings import AppSettings
 
@@ -39,16 +45,25 @@ def run_app(
     from rea_tui.ui.app import create_app
 
     plan = plan_replay(read_transcript(replay)) if replay is not None else None
-    session = Session(specs, timeout=timeout, transcript=transcript, started=started)
+    session = Session(specs, timeout=timeout, transcript=transcript, started=started, inputs=inputs)
     app = create_app(session, settings=settings, replay=plan, offline=offline)
+    app.offer_discovered = offer_discovered
     result = app.run()
     return int(result or 0)
 
 
-def run_tui(specs: Sequence[ServerSpec], *, timeout: float = 30.0) -> int:
+def run_tui(
+    specs: Sequence[ServerSpec],
+    *,
+    timeout: float = 30.0,
+    inputs: DeferredInputs | None = None,
+    offer_discovered: bool = False,
+) -> int:
     from rea_tui.host import new_transcript_path
 
-    return run_app(specs, timeout=timeout, transcript=new_transcript_path())
+    return run_app(
+        specs, timeout=timeout, transcript=new_transcript_path(), inputs=inputs, offer_discovered=offer_discovered
+    )
 
 
 def run_replay(transcript: Path, specs: Sequence[ServerSpec], *, offline: bool, timeout: float = 30.0) -> int:

@@ -73,15 +73,19 @@ def test_yes_runs_and_prints_the_evidence_entry() -> None:
     assert "\nhello\n" in human.out
     assert "schema: valid against the output schema" in human.out
 
-    [entry] = machine.expect(0).json()["evidence"]
-    assert entry["id"] == "E1"
-    assert entry["tool"] == "echo"
-    assert entry["outcome"] == "ok"
-    assert entry["approval"] == "--yes"
-    assert entry["arguments"] == {"text": "hello"}
-    assert entry["content"][0]["text"] == "hello"
-    assert entry["structuredContent"] == {"result": "hello"}
-    assert isinstance(entry["durationMs"], int | float)
+    # The result as the server sent it, rea-tui's evidence entry under `rea`.
+    result = machine.expect(0).json()
+    assert result["content"] == [{"type": "text", "text": "hello"}]
+    assert result["structuredContent"] == {"result": "hello"}
+    assert result["isError"] is False
+    rea = result["rea"]
+    assert (rea["evidence"], rea["tool"], rea["outcome"], rea["approval"]) == ("E1", "echo", "ok", "--yes")
+    assert rea["arguments"] == {"text": "hello"}
+    assert rea["exitCode"] == 0
+    assert isinstance(rea["durationMs"], int | float)
+    # Nothing invented: every other key is one the server sent (2026-07-28 adds resultType and _meta).
+    assert set(result) - {"content", "structuredContent", "isError", "rea"} <= {"resultType", "_meta"}
+    assert "title" not in result and "description" not in result
 
 
 def test_args_json_and_schema_coercion() -> None:
@@ -90,14 +94,14 @@ def test_args_json_and_schema_coercion() -> None:
         ("call", "--json", "echo", "text=from pair", "--args", '{"text": "from json"}', "--yes", *SAMPLE),
         ("call", "--json", "slow_task", "seconds=0.1", "steps=1", "--yes", *SAMPLE),
     )
-    assert from_json.expect(0).json()["evidence"][0]["structuredContent"] == {"result": "from json"}
-    assert override.expect(0).json()["evidence"][0]["arguments"] == {"text": "from pair"}
-    [entry] = coerced.expect(0).json()["evidence"]
+    assert from_json.expect(0).json()["structuredContent"] == {"result": "from json"}
+    assert override.expect(0).json()["rea"]["arguments"] == {"text": "from pair"}
+    result = coerced.expect(0).json()
     # "0.1" became a number and "1" an integer, as the input schema asks.
-    assert entry["arguments"] == {"seconds": 0.1, "steps": 1}
-    assert isinstance(entry["arguments"]["steps"], int)
-    assert entry["outcome"] == "ok"
-    assert entry["content"][0]["text"] == "slept 0.1 s"
+    assert result["rea"]["arguments"] == {"seconds": 0.1, "steps": 1}
+    assert isinstance(result["rea"]["arguments"]["steps"], int)
+    assert result["rea"]["outcome"] == "ok"
+    assert result["content"][0]["text"] == "slept 0.1 s"
 
 
 def test_arguments_the_schema_rejects_are_usage_errors_and_not_sent() -> None:
@@ -123,8 +127,8 @@ def test_name_value_pairs_may_follow_options() -> None:
         ("call", "--json", "echo", "--yes", "text=after an option", *SAMPLE),
         ("get", "investigate", "--json", "feature=x", *SAMPLE),
     )
-    assert call.expect(0).json()["evidence"][0]["arguments"] == {"text": "after an option"}
-    assert get.expect(0).json()["arguments"] == {"feature": "x"}
+    assert call.expect(0).json()["rea"]["arguments"] == {"text": "after an option"}
+    assert get.expect(0).json()["rea"]["arguments"] == {"feature": "x"}
 
 
 def test_elicitation_answered_from_the_command_line_or_declined() -> None:
@@ -142,8 +146,9 @@ def test_elicitation_answered_from_the_command_line_or_declined() -> None:
 
 def test_tool_error_and_server_exit_during_call() -> None:
     unknown, crash = rea_many(("call", "--json", "no_such_tool", "--yes", *SAMPLE), ("call", "crash", "--yes", *SAMPLE))
-    [entry] = unknown.expect(1).json()["evidence"]
-    assert entry["outcome"] == "tool_error"
+    result = unknown.expect(1).json()
+    assert result["isError"] is True
+    assert result["rea"]["outcome"] == "tool_error"
     crash.expect(3)
     assert "server exited" in crash.out
     assert "exit code 3" in crash.out
@@ -165,12 +170,13 @@ def test_narrowing_question_exits_6_and_pick_answers_it(tmp_path: Path) -> None:
     assert "  - render_text (id 2)" in asked.out
     assert "--pick" in asked.out
 
-    first, second = picked_json.expect(0).json()["evidence"]
-    assert first["narrowing"]["reason"] == "ambiguous"
-    assert [c["name"] for c in first["narrowing"]["candidates"]] == ["render_page", "render_text"]
-    assert second["follows"] == "E1"
+    second = picked_json.expect(0).json()
+    [first] = second["rea"]["earlier"]
+    assert first["rea"]["narrowing"]["reason"] == "ambiguous"
+    assert [c["name"] for c in first["rea"]["narrowing"]["candidates"]] == ["render_page", "render_text"]
+    assert second["rea"]["follows"] == "E1"
     # --pick 2 named the candidate by id; its name is what the string argument gets.
-    assert second["arguments"] == {"procedure": "render_text"}
+    assert second["rea"]["arguments"] == {"procedure": "render_text"}
     assert second["structuredContent"] == {"found": "render_text", "id": 2}
 
     wrong.expect(2)
@@ -220,7 +226,6 @@ def test_interactive_approval_with_json_keeps_stdout_json_and_shows_the_call() -
     must still see the declared annotations and exact arguments before answering."""
     run = _interactive(b"y\n", "call", "--json", "echo", "text=typed", *SAMPLE)
     run.expect(0)
-    [entry] = run.json()["evidence"]
-    assert entry["approval"] == "interactive yes"
+    assert run.json()["rea"]["approval"] == "interactive yes"
     assert "readOnlyHint=true" in run.err
     assert '"text": "typed"' in run.err

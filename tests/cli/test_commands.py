@@ -103,19 +103,22 @@ def test_get_renders_workflow_with_steps_in_order() -> None:
     numbered = [line.split(".", 1)[1].split(" - ")[0].strip() for line in steps_part.strip().splitlines()]
     assert numbered == INVESTIGATE_STEPS
 
+    # The prompts/get result as the server sent it (a message has one content block), rea-tui's under `rea`.
     workflow = machine.expect(0).json()
-    assert workflow["prompt"] == "investigate"
-    assert workflow["arguments"] == {"feature": "x"}
-    assert [s["tool"] for s in workflow["steps"]] == INVESTIGATE_STEPS
+    assert workflow["rea"]["prompt"] == "investigate"
+    assert workflow["rea"]["arguments"] == {"feature": "x"}
+    assert [s["tool"] for s in workflow["rea"]["steps"]] == INVESTIGATE_STEPS
     assert [m["role"] for m in workflow["messages"]][:2] == ["user", "assistant"]
-    kinds = [block["type"] for m in workflow["messages"] for block in m["content"]]
+    kinds = [m["content"]["type"] for m in workflow["messages"]]
     assert kinds == ["text", "text", "resource_link", "resource", "image"]
+    image = workflow["messages"][-1]["content"]
+    assert image == {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
 
 
 def test_get_json_uses_camel_case_keys() -> None:
     """`--json` promises MCP's camelCase keys; content blocks must not leak dataclass field names."""
     workflow = rea("get", "--json", "investigate", "feature=x", *SAMPLE).expect(0).json()
-    link = next(b for m in workflow["messages"] for b in m["content"] if b["type"] == "resource_link")
+    link = next(m["content"] for m in workflow["messages"] if m["content"]["type"] == "resource_link")
     assert link.get("uri") == "sample://readme"
     assert snake_case_keys(workflow, skip=("arguments",)) == [], "snake_case keys in get --json"
     assert link.get("mimeType") == "text/plain"
@@ -157,7 +160,10 @@ def test_resources_templates_and_read() -> None:
     assert [t["uriTemplate"] for t in data["resourceTemplates"]] == [TEMPLATE]
 
     read.expect(0)
-    assert read.out.splitlines() == ["--- sample://readme (text/plain)", "The sample server's readme."]
+    assert read.out.splitlines() == [
+        "<resource sample://readme (text/plain, 27 characters)>",
+        "The sample server's readme.",
+    ]
     contents = read_json.expect(0).json()["contents"]
     assert contents[0]["uri"] == "sample://readme"
     assert contents[0]["text"] == "The sample server's readme."
@@ -203,6 +209,6 @@ def test_every_command_over_streamable_http(sample_http_url: str) -> None:
     [row] = servers.expect(0).json()["servers"]
     assert (row["transport"], row["status"], row["target"]) == ("http", "ok", sample_http_url)
     assert "s3cr3t-token" not in servers.out
-    [entry] = call.expect(0).json()["evidence"]
-    assert entry["outcome"] == "ok"
-    assert entry["structuredContent"] == {"result": "over http"}
+    result = call.expect(0).json()
+    assert result["rea"]["outcome"] == "ok"
+    assert result["structuredContent"] == {"result": "over http"}

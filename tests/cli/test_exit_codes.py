@@ -91,7 +91,10 @@ def test_server_unavailable_or_exited_exits_3() -> None:
     assert "raw-server: configuration missing, giving up" in exits.err
     closed_port.expect(3)
     assert "127.0.0.1:9" in closed_port.err
-    assert closed_port.out == ""
+    # With --json the failure is a JSON object on stdout too, with the exit code.
+    failure = closed_port.json()
+    assert "127.0.0.1:9" in failure["error"]["message"]
+    assert failure["rea"] == {"exitCode": 3, "kind": "ServerUnavailable"}
 
 
 def test_protocol_errors_exit_4_with_code_and_message(tmp_path: Path) -> None:

@@ -449,6 +449,25 @@ async def completion_inspector(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def server_details(pilot: Pilot[Any]) -> None:
+    """f2: the selected server's identity, instructions, capabilities, log level and roots."""
+    await connected(pilot)
+    await pilot.press("f2")
+    await screen_named(pilot, "ServerDetailsScreen")
+    await settle(pilot)
+
+
+async def completion_audit(pilot: Pilot[Any]) -> None:
+    """ctrl+o, then a: the completion audit of the selected server, finished."""
+    await connected(pilot)
+    await pilot.press("ctrl+o")
+    screen = await screen_named(pilot, "CompletionInspectorScreen")
+    await pilot.press("a")
+    panel = screen.query_one("#audit-panel")
+    await wait_for(pilot, lambda: getattr(panel, "report", None) is not None, "the audit to finish", 120)
+    await settle(pilot)
+
+
 async def server_failed(pilot: Pilot[Any]) -> None:
     """A server that exits at start: the tail of its stderr and how to retry (app made with failing_spec())."""
     app = await connected(pilot)

@@ -231,10 +231,19 @@ async def test_protocol_log_and_completion_inspector_open_from_keys() -> None:
 
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
     from rea_tui.ui.screens.approval import ApprovalScreen
+    from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
+    from rea_tui.ui.screens.config_input import ConfigInputScreen
+    from rea_tui.ui.screens.discovered import DiscoveredServersScreen
     from rea_tui.ui.screens.elicitation import ElicitationScreen, SamplingScreen
     from rea_tui.ui.screens.main import MainScreen
     from rea_tui.ui.screens.narrowing import NarrowingScreen
     from rea_tui.ui.screens.notes import NotesScreen
+    from rea_tui.ui.screens.protocol_log import ProtocolLogScreen
+    from rea_tui.ui.screens.resource_view import ResourceViewScreen
+    from rea_tui.ui.screens.roots import RootsScreen
+    from rea_tui.ui.screens.server_details import ServerDetailsScreen
+    from rea_tui.ui.screens.sign_in import SignInScreen
+    from rea_tui.ui.screens.tasks import TasksScreen
     from rea_tui.ui.screens.tool_form import ToolFormScreen
 
     for owner in (
@@ -246,6 +255,15 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         NarrowingScreen,
         NotesScreen,
         ToolFormScreen,
+        ProtocolLogScreen,
+        CompletionInspectorScreen,
+        ServerDetailsScreen,
+        RootsScreen,
+        TasksScreen,
+        ResourceViewScreen,
+        ConfigInputScreen,
+        SignInScreen,
+        DiscoveredServersScreen,
     ):
         for binding in owner.BINDINGS:
             assert isinstance(binding, Binding), (owner, binding)

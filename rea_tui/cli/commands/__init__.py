@@ -15,6 +15,7 @@ from rea_tui.cli.commands import (
     server,
     servers,
     sessions,
+    tasks,
     tools,
     web,
 )
@@ -26,6 +27,7 @@ COMMANDS: tuple[Command, ...] = (
     complete.COMMAND,
     tools.COMMAND,
     call.COMMAND,
+    tasks.COMMAND,
     resources.RESOURCES,
     resources.READ,
     audit.COMMAND,

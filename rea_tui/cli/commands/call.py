@@ -4,7 +4,10 @@ Shows the declared annotations and the exact JSON arguments, sends nothing
 without `--yes` or an interactive yes, prints the evidence entry, and handles
 narrowing questions (`--pick`, exit 6 otherwise) and elicitation requests
 (`--elicit name=value`, `--elicit-accept`, `--elicit-decline`, `--elicit-cancel`:
-see `rea_tui.cli.elicitation`).
+see `rea_tui.cli.elicitation`). A long call shows its progress on stderr (a
+status line on a terminal); a tool that runs as a task is waited for, or with
+`--no-wait` only started (its task id is printed). `--json` prints the
+result as the server sent it, with rea-tui's additions under `rea`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.cli.command import Command, Context, UsageError, parse_pairs
@@ -28,6 +32,9 @@ if TYPE_CHECKING:
 ARGUMENTS_LIMIT: int | None = None  # what is about to be sent is shown whole
 TEXT_LIMIT = 100_000
 OTHER_BLOCK_LIMIT = 1_000
+PROGRESS_LIMIT = 200
+# Without a terminal, progress is written as lines, at most one per this many seconds.
+PROGRESS_LINE_SECONDS = 1.0
 ERROR_LIMIT = 10_000
 QUESTION_LIMIT = 1_000
 CANDIDATE_LIMIT = 300
@@ -40,6 +47,8 @@ OUTCOME_EXIT_CODES: dict[str, ExitCode] = {
     "server_exited": ExitCode.UNAVAILABLE,
     "unavailable": ExitCode.UNAVAILABLE,
     "authorization_needed": ExitCode.AUTH_NEEDED,
+    "task_submitted": ExitCode.OK,
+    "cancelled": ExitCode.NOT_RUN,  # a task cancelled elsewhere (tasks/cancel)
 }
 
 
@@ -56,6 +65,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="answer a narrowing question (repeatable)",
     )
     configure_elicitation(parser)
+    parser.add_argument(
+        "--no-wait", action="store_true", help="a tool that runs as a task: start it, print its id, do not wait"
+    )
 
 
 def build_arguments(args: argparse.Namespace, tool: Tool | None) -> dict[str, Any]:
@@ -103,15 +115,20 @@ def ask_yes(out: Output, question: str) -> bool:
 
 
 def print_entry(out: Output, entry: EvidenceEntry) -> None:
-    from rea_tui.host import block_text, sanitize
+    from rea_tui.host import block_summary, sanitize
 
-    out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}  ({(entry.duration_ms or 0):.0f} ms)")
+    duration = f"  ({entry.duration_label})" if entry.duration_label else ""
+    out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}{duration}")
+    if entry.task_id is not None:
+        out.line(f"task: {sanitize(entry.task_id)} ({sanitize(entry.task_status or '?')})")
     for block in entry.content:
-        text = block_text(block)
         if block.kind == "text":
-            out.line(sanitize(text, TEXT_LIMIT))
-        else:
-            out.line(f"<{sanitize(block.kind)}> {sanitize(text, OTHER_BLOCK_LIMIT)}")
+            out.line(sanitize(getattr(block, "text", ""), TEXT_LIMIT))
+            continue
+        out.line(sanitize(block_summary(block), OTHER_BLOCK_LIMIT))
+        text = getattr(block, "text", None) or getattr(block, "description", None)
+        if text:
+            out.line(sanitize(text, TEXT_LIMIT if block.kind == "resource" else OTHER_BLOCK_LIMIT))
     if entry.has_structured and entry.narrowing is None:
         out.line("structuredContent:")
         out.line(sanitize(json.dumps(entry.structured, indent=2, ensure_ascii=False, default=str), TEXT_LIMIT))
@@ -119,6 +136,43 @@ def print_entry(out: Output, entry: EvidenceEntry) -> None:
         out.line(f"schema: {sanitize(entry.schema_check)}")
     if entry.error:
         out.line(sanitize(entry.error, ERROR_LIMIT))
+
+
+class ProgressShown:
+    """A call's progress on stderr: one redrawn status line on a terminal, else a line now and then."""
+
+    def __init__(self, out: Output) -> None:
+        self.out = out
+        self.terminal = out.stderr_is_terminal()
+        self._last = ""
+        self._written = 0.0
+
+    def __call__(self, entry: EvidenceEntry) -> None:
+        from rea_tui.host import sanitize_line
+
+        progress = entry.progress
+        if progress is None or entry.finished:
+            return
+        parts = [entry.id, sanitize_line(entry.tool, PROGRESS_LIMIT)]
+        fraction = progress.fraction
+        if fraction is not None:
+            parts.append(f"{fraction:.0%}")
+        elif progress.total is None and progress.progress:
+            parts.append(f"{progress.progress:g}")
+        if progress.message:
+            parts.append(sanitize_line(progress.message, PROGRESS_LIMIT))
+        line = "  ".join(parts)
+        if self.terminal:
+            self.out.status(line)
+            return
+        now = time.monotonic()
+        if line != self._last and now - self._written >= PROGRESS_LINE_SECONDS:
+            self.out.note(line)
+            self._last, self._written = line, now
+
+    def done(self) -> None:
+        if self.terminal:
+            self.out.clear_status()
 
 
 def print_question(out: Output, entry: EvidenceEntry, *, answered: bool = False) -> None:
@@ -186,9 +240,21 @@ async def body(context: Context, hosted: HostedServer) -> int:
             out.error("not sent (approve with --yes or answer y)")
             return ExitCode.NOT_RUN
         approval = "--yes" if args.yes else "interactive yes"
-        entry = await run_tool_call(
-            connection, ledger, args.tool, arguments, tool=tool, approval=approval, follows=follows
-        )
+        progress = ProgressShown(out)
+        try:
+            entry = await run_tool_call(
+                connection,
+                ledger,
+                args.tool,
+                arguments,
+                tool=tool,
+                approval=approval,
+                follows=follows,
+                on_update=progress,
+                wait=not args.no_wait,
+            )
+        finally:
+            progress.done()
         question = entry.narrowing
         if question is None or not picks:
             break
@@ -201,19 +267,31 @@ async def body(context: Context, hosted: HostedServer) -> int:
             return ExitCode.USAGE
         arguments = pin(arguments, question, candidate, tool, argument)
         follows = entry.id
+    code = OUTCOME_EXIT_CODES.get(entry.outcome, ExitCode.PROTOCOL)
+    if entry.narrowing is not None:
+        code = ExitCode.NARROWING
     if args.json:
-        out.json({"evidence": [e.to_json() for e in ledger.entries]})
+        from rea_tui.cli.shapes import call_json
+
+        out.json(call_json(entry, code, ledger.entries[:-1]))
     else:
         for shown in ledger.entries:
             print_entry(out, shown)
             if shown.narrowing is not None:
                 print_question(out, shown, answered=shown is not entry)
+    if entry.outcome == "task_submitted" and entry.task_id is not None:
+        task = sanitize(entry.task_id)
+        if connection.spec.transport == "stdio":
+            out.note(f"task {task} started; a stdio server stops with this command, and its tasks with it")
+        else:
+            out.note(
+                f"task {task} started; if the server keeps tasks between connections, "
+                f"`rea-tui tasks get {task}` (same server options) follows it"
+            )
     if answers.refused:
         out.error("an elicitation answer given on the command line was refused (see above); it was declined")
         return ExitCode.USAGE
-    if entry.narrowing is not None:
-        return ExitCode.NARROWING
-    return OUTCOME_EXIT_CODES.get(entry.outcome, ExitCode.PROTOCOL)
+    return code
 
 
 COMMAND = Command(

@@ -23,21 +23,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def workflow_json(workflow: Workflow) -> dict[str, Any]:
-    from rea_tui.host import block_json
-
-    return {
+    """The `prompts/get` result as the server sent it; the prompt, its arguments and the steps under `rea`."""
+    rea = {
         "prompt": workflow.prompt,
         "arguments": workflow.arguments,
-        "description": workflow.description,
-        "messages": [{"role": m.role, "content": [block_json(b) for b in m.blocks]} for m in workflow.messages],
         "steps": [{"tool": s.tool, "description": s.description} for s in workflow.steps],
     }
+    return {**workflow.raw, "rea": rea}
 
 
 async def body(context: Context, hosted: HostedServer) -> int:
-    from rea_tui.host import block_text, render_prompt, sanitize
+    from rea_tui.host import block_summary, block_text, render_prompt, require_capability, sanitize
 
     args, out = context.args, context.out
+    require_capability(hosted.connection, "prompts", "prompts/get")
     arguments = parse_pairs(args.pairs)
     prompt = hosted.catalogs.prompts.get(args.prompt)
     missing = [a.name for a in prompt.required_arguments if not arguments.get(a.name)] if prompt else []
@@ -54,10 +53,12 @@ async def body(context: Context, hosted: HostedServer) -> int:
         out.line(f"[{sanitize(message.role)}]")
         for block in message.blocks:
             text = block_text(block)
-            if text and block.kind == "text":
+            if block.kind == "text":
                 out.line(sanitize(text, TEXT_LIMIT))
-            else:
-                out.line(f"<{sanitize(block.kind)}> {sanitize(text, OTHER_BLOCK_LIMIT)}")
+                continue
+            out.line(sanitize(block_summary(block), OTHER_BLOCK_LIMIT))
+            if text.strip():
+                out.line(sanitize(text, TEXT_LIMIT if block.kind == "resource" else OTHER_BLOCK_LIMIT))
         out.line()
     out.line("steps:")
     for number, step in enumerate(workflow.steps, 1):

@@ -16,16 +16,8 @@ ARGUMENT_DESCRIPTION_LIMIT = 300
 
 
 def prompt_json(prompt: Prompt) -> dict[str, Any]:
-    """Machine output: names as the server sent them (JSON escapes them), text as the host keeps it."""
-    return {
-        "name": prompt.wire,
-        "title": prompt.title,
-        "description": prompt.description,
-        "arguments": [
-            {"name": a.wire, "title": a.title, "description": a.description, "required": a.required}
-            for a in prompt.arguments
-        ],
-    }
+    """The prompt as the server listed it."""
+    return dict(prompt.raw) or {"name": prompt.name}
 
 
 async def body(context: Context, hosted: HostedServer) -> int:

@@ -27,15 +27,11 @@ async def list_body(context: Context, hosted: HostedServer) -> int:
     resources = hosted.catalogs.resources.items
     templates = hosted.catalogs.templates.items
     if context.args.json:
+        # As the server listed them.
         out.json(
             {
-                "resources": [
-                    {"uri": r.wire, "name": r.name, "description": r.description, "mimeType": r.mime_type}
-                    for r in resources
-                ],
-                "resourceTemplates": [
-                    {"uriTemplate": t.wire, "name": t.name, "description": t.description} for t in templates
-                ],
+                "resources": [dict(r.raw) or {"uri": r.uri} for r in resources],
+                "resourceTemplates": [dict(t.raw) or {"uriTemplate": t.uri_template} for t in templates],
             }
         )
         return ExitCode.OK
@@ -52,19 +48,18 @@ def configure_read(parser: argparse.ArgumentParser) -> None:
 
 
 async def read_body(context: Context, hosted: HostedServer) -> int:
-    from rea_tui.host import sanitize
+    from rea_tui.host import block_summary, require_capability, sanitize
 
     out = context.out
+    require_capability(hosted.connection, "resources", "resources/read")
     result = await hosted.read_resource(context.args.uri)
     if context.args.json:
         out.json(result.raw)
         return ExitCode.OK
     for block in result.contents:
-        out.line(f"--- {sanitize(block.uri)} ({sanitize(block.mime_type or 'no type')})")
+        out.line(sanitize(block_summary(block)))
         if block.text is not None:
             out.line(sanitize(block.text, CONTENT_LIMIT))
-        else:
-            out.line(f"<binary, {block.blob_size or 0:,} bytes>")
     return ExitCode.OK
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from textwrap import indent
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.cli.command import Command, Context, run_async
@@ -11,6 +12,9 @@ from rea_tui.cli.exit_codes import ExitCode, exit_code_for
 
 if TYPE_CHECKING:
     from rea_tui.host import ServerSpec
+
+# Server instructions are guidance for a model; more than this is cut on the terminal.
+INSTRUCTIONS_LIMIT = 4_000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +38,15 @@ async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
     connection = hosted.connection
     try:
         await hosted.start(load_catalogs=False)
+        # As the server sent them; `instructions` only when it gave some.
         row.update(
             status="ok",
             protocolVersion=connection.protocol_version,
-            serverInfo={"name": connection.server_name, "version": connection.server_version},
-            capabilities=sorted(connection.capabilities),
+            serverInfo=connection.server_info,
+            capabilities=connection.capabilities,
         )
+        if connection.instructions:
+            row["instructions"] = connection.instructions
     except HostError as exc:
         row.update(status="error", error=exc.describe(), exitCode=int(exit_code_for(exc)))
     finally:
@@ -66,7 +73,10 @@ async def run(context: Context) -> int:
             if row.get("status") == "ok":
                 info = row["serverInfo"]
                 out.line(f"  {sanitize(info['name'])} {sanitize(info['version'])}, protocol {row['protocolVersion']}")
-                out.line(f"  capabilities: {', '.join(sanitize(c) for c in row['capabilities']) or 'none'}")
+                out.line(f"  capabilities: {', '.join(sanitize(c) for c in sorted(row['capabilities'])) or 'none'}")
+                if row.get("instructions"):
+                    out.line("  instructions:")
+                    out.line(indent(sanitize(row["instructions"], INSTRUCTIONS_LIMIT), "    "))
             elif row.get("status") == "error":
                 out.line("  " + sanitize(row["error"]).replace("\n", "\n  "))
     failed = [r for r in rows if r.get("status") == "error"]

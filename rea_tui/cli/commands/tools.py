@@ -16,14 +16,8 @@ DESCRIPTION_LIMIT = 300
 
 
 def tool_json(tool: Tool) -> dict[str, Any]:
-    return {
-        "name": tool.wire,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-        "outputSchema": tool.output_schema,
-        "annotations": tool.annotations,
-    }
+    """The tool as the server listed it (`execution`, `_meta` and all)."""
+    return dict(tool.raw) or {"name": tool.name, "inputSchema": tool.input_schema}
 
 
 def describe_annotations(annotations: dict[str, Any]) -> str:
@@ -41,7 +35,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
         out.json({"tools": [tool_json(t) for t in tools]})
         return ExitCode.OK
     for tool in tools:
-        out.line(f"{sanitize(tool.name)}  [{sanitize(describe_annotations(tool.annotations))}]")
+        runs = tool.execution.get("taskSupport")
+        as_task = f"  (runs as a task: {sanitize(runs)})" if runs in ("required", "optional") else ""
+        out.line(f"{sanitize(tool.name)}  [{sanitize(describe_annotations(tool.annotations))}]{as_task}")
         if tool.description:
             out.line(f"    {sanitize(tool.description, DESCRIPTION_LIMIT)}")
     out.line(f"{len(tools)} tools (annotations are declared by the server, not verified)")

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 
 
 async def ask(app: App[Any], screen: Screen[Any]) -> Any:
-    """Push a dialog and wait for what it is dismissed with (from any task or worker)."""
+    """Push a dialog and wait for what it is dismissed with (from any task or worker).
+
+    If the wait is cancelled (the call that asked was cancelled or timed out, or the server
+    withdrew its request), the dialog closes: nobody is left to answer it for.
+    """
     answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def done(result: Any) -> None:
@@ -29,7 +33,33 @@ async def ask(app: App[Any], screen: Screen[Any]) -> Any:
             answer.set_result(result)
 
     app.push_screen(screen, callback=done)
-    return await answer
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        close(app, screen)
+        raise
+
+
+# While a closed dialog is under another one, how often to look whether it is on top (seconds).
+CLOSE_RETRY_SECONDS = 0.2
+
+
+def close(app: App[Any], screen: Screen[Any]) -> None:
+    """Take a dialog off the screen stack: now if it is on top, else once it is."""
+    if screen not in app.screen_stack:
+        return
+    if app.screen is screen:
+        app.pop_screen()
+        return
+
+    def retry() -> None:
+        if screen not in app.screen_stack:
+            timer.stop()
+        elif app.screen is screen:
+            timer.stop()
+            app.pop_screen()
+
+    timer = app.set_interval(CLOSE_RETRY_SECONDS, retry)
 
 
 class QuestionQueue:

@@ -1,4 +1,11 @@
-"""Connecting the session's servers, and keeping the sidebar and header in step with them."""
+"""Connecting the session's servers, and keeping the sidebar and header in step with them.
+
+Also what comes with connecting: `${input:NAME}` values asked in a dialog
+before a server starts, signing in to a server that needs OAuth (f9) and
+connecting again, the servers found in other clients' configs when nothing
+is configured, and a connection's own reports (exits, list changes, bad
+output and error logs as coalesced toasts).
+"""
 
 from __future__ import annotations
 
@@ -26,19 +33,30 @@ from rea_tui.ui.widgets.sidebar import ServerTree
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from rea_tui.host import HostedServer, HostEvent, Session
+    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask
     from rea_tui.ui.flows.dialogs import QuestionQueue
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
 
 CONNECT_GROUP = "connect"
 REFRESH_GROUP = "catalogs"
+SIGN_IN_GROUP = "sign-in"
 # However often a server says its lists changed, they are fetched again at most this often (seconds).
 REFRESH_INTERVAL = 0.5
 # How much of a failure (message and stderr tail) the form shows.
 FAILURE_TEXT_LIMIT = 6_000
-# Log levels shown as a toast (the rest only in the protocol log).
-TOAST_LEVELS = ("warning", "error", "critical", "alert", "emergency")
+# How long a sign-in may wait for the browser to come back (seconds).
+SIGN_IN_TIMEOUT = 300.0
+AUTHORIZATION_NEEDED = "authorization needed"
+# Log messages from this level up get a toast.
+TOAST_FROM_LEVEL = "error"
+
+
+def log_text(data: object) -> str:
+    """A log message's data as text (a string as it is, anything else as JSON)."""
+    import json
+
+    return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
 
 
 class ServerFlow(Flow):
@@ -58,6 +76,7 @@ class ServerFlow(Flow):
         self.prefill = prefill
         # Why each server that is down went down (shown under "f5 to retry").
         self.failures: dict[str, str] = {}
+        self._told_about_tasks = False
         # Every server's questions to the analyst, in one queue (one dialog at a time).
         self.questions: QuestionQueue | None = None
         self.toasts: ToastThrottle | None = None
@@ -72,6 +91,7 @@ class ServerFlow(Flow):
     def start_all(self) -> None:
         """List the servers and start connecting to each."""
         self.session.on_server_created = self._server_created
+        self.session.ask_input = self._ask_input
         self.session.events.subscribe(self._host_event)
         for name in self.session.names:
             self.tree.set_server(name, "connecting")
@@ -81,7 +101,22 @@ class ServerFlow(Flow):
             self.connect(name)
 
     def _host_event(self, event: HostEvent) -> None:
-        self.screen.post_message(HostEventReceived(event))
+        from rea_tui.host import LogMessageReceived, ResourceUpdated, at_least
+
+        # Log messages may come by the ten thousand: each is one check here, never one UI message; error and
+        # worse get a toast, coalesced (the protocol log's Logs tab has every one).
+        if isinstance(event, LogMessageReceived):
+            if at_least(event.level, TOAST_FROM_LEVEL):
+                self.toast(f"log {event.server}", f"{event.level}: {log_text(event.data)}", title=f"{event.server} log")
+        elif not isinstance(event, ResourceUpdated):  # the resource view listens for its own
+            self.screen.post_message(HostEventReceived(event))
+
+    async def _ask_input(self, spec: InputSpec, server: str) -> str | None:
+        from rea_tui.ui.flows.dialogs import ask
+        from rea_tui.ui.screens.config_input import ConfigInputScreen
+
+        answer: str | None = await ask(self.screen.app, ConfigInputScreen(spec, server))
+        return answer
 
     def _server_created(self, hosted: HostedServer) -> None:
         from rea_tui.ui.flows.dialogs import QuestionQueue, install_interaction_handlers
@@ -89,6 +124,18 @@ class ServerFlow(Flow):
         if self.questions is None:
             self.questions = QuestionQueue(self.screen.app)
         install_interaction_handlers(self.questions, hosted.connection, self.session.recorder, self.prefill)
+        hosted.connection.tasks.subscribe(self._task_seen)
+
+    def _task_seen(self, task: TrackedTask) -> None:
+        """The first task of the session: say where tasks are listed (f3 is not in the footer)."""
+        if not self._told_about_tasks and not task.listed:
+            self._told_about_tasks = True
+            notify_plain(
+                self.screen.app,
+                f"{task.tool or 'A tool'} runs as a task on {task.server}: f3 lists the tasks (c cancels one).",
+                title="Task",
+                timeout=10,
+            )
 
     def connecting(self, name: str) -> bool:
         return bool(self.jobs(CONNECT_GROUP, name))
@@ -134,14 +181,21 @@ class ServerFlow(Flow):
     async def _show_placeholder(self) -> None:
         form = self.screen.query_one(ArgumentForm)
         if form.target is None:
-            await form.clear(Text("Select a prompt on the left.", style="dim"))
+            hint = Text("Select a prompt on the left.", style="dim")
+            hint.append("\nf2: the server's details and instructions.", style="dim")
+            await form.clear(hint)
+
+    def needs_authorization(self, name: str) -> bool:
+        from rea_tui.host import AuthorizationRequired
+
+        return isinstance(self.session.state(name).error, AuthorizationRequired)
 
     async def failed(self, name: str, message: str, *, exited: bool) -> None:
         self.failures[name] = message
         status = self.session.state(name).status
         if status not in ("failed", "exited"):
             status = "exited" if exited else "failed"
-        self.tree.set_server(name, status)
+        self.tree.set_server(name, status, AUTHORIZATION_NEEDED if self.needs_authorization(name) else "")
         self.screen.post_message(ServerStatusChanged(name))
         if name == self.active_server():
             await self.show_failure(name)
@@ -151,13 +205,104 @@ class ServerFlow(Flow):
         heading = join(Text("Server ", style="bold red"), plain_line(name, 80, style="bold"))
         heading.append(" exited" if status == "exited" else " could not start", style="bold red")
         body = plain(self.failures.get(name, ""), FAILURE_TEXT_LIMIT)
-        body.append("\n\nPress f5 to retry.", style="bold")
+        if self.needs_authorization(name):
+            heading = join(Text("Server ", style="bold yellow"), plain_line(name, 80, style="bold"))
+            heading.append(": authorization needed", style="bold yellow")
+            body.append("\n\nPress f9 to sign in (your browser opens), then rea-tui connects again.", style="bold")
+        else:
+            body.append("\n\nPress f5 to retry.", style="bold")
         await self.screen.query_one(ArgumentForm).clear(heading, body)
+
+    # ------------------------------------------------------------ signing in (OAuth)
+
+    def sign_in(self, name: str) -> None:
+        """Sign in to `name` in the browser, then connect again (f9)."""
+        from rea_tui.host import uses_oauth
+
+        state = self.session.state(name)
+        if not uses_oauth(state.spec):
+            notify_plain(self.screen.app, f"{name} is not signed in to with OAuth (stdio, or its own header).")
+            return
+        if self.jobs(SIGN_IN_GROUP, name):
+            notify_plain(self.screen.app, f"Signing in to {name} is under way.")
+            return
+        self.run_job(self._sign_in(name), SIGN_IN_GROUP, name)
+
+    async def _sign_in(self, name: str) -> None:
+        from rea_tui.host import HostError, login
+        from rea_tui.ui.screens.sign_in import SignInScreen
+
+        app = self.screen.app
+        spec = self.session.spec(name)
+        dialog = SignInScreen(name)
+        app.push_screen(dialog)
+
+        async def show(url: str) -> None:
+            dialog.show_url(url)
+
+        try:
+            result = await login(spec, on_url=show, timeout=SIGN_IN_TIMEOUT, connect_timeout=self.session.timeout)
+        except HostError as exc:
+            dialog.failed(exc.describe())
+            return
+        finally:
+            if not dialog.failed_message:
+                dialog.close()
+        done = "signed in" if result.authorizations else "already signed in (the server asked for nothing)"
+        notify_plain(app, f"{name}: {done}; connecting again.", title="Authorization")
+        self.connect(name)
+
+    # ------------------------------------------------------------ servers found in other clients' configs
+
+    def offer_discovered(self) -> None:
+        """Nothing is configured: say which servers other clients have (f12 adds them)."""
+        from rea_tui.host import discover
+
+        found = [s for s in discover().servers if s.name not in self.session.names]
+        if found:
+            notify_plain(
+                self.screen.app,
+                f"{len(found)} servers are set up in other MCP clients' configs. Press f12 to add some to "
+                "this session (the bundled server stays).",
+                title="Discovered servers",
+                timeout=15,
+            )
+
+    def add_discovered(self) -> None:
+        from rea_tui.host import discover
+        from rea_tui.ui.screens.discovered import DiscoveredServersScreen
+
+        found = [s for s in discover().servers if s.name not in self.session.names]
+        if not found:
+            notify_plain(self.screen.app, "No other MCP client's config names a server this session lacks.")
+            return
+
+        def chosen(names: list[str] | None) -> None:
+            for server in found:
+                if names and server.name in names:
+                    self.add(server)
+
+        self.screen.app.push_screen(DiscoveredServersScreen(found), callback=chosen)
+
+    def add(self, discovered: DiscoveredServer) -> None:
+        """Add one discovered server to the session and connect it (its `${input:NAME}` values are asked then)."""
+        from rea_tui.host import ConfigError, DeferredInputs
+
+        if self.session.inputs is None:
+            self.session.inputs = DeferredInputs()
+        try:
+            spec = discovered.spec(self.session.inputs)
+        except ConfigError as exc:
+            notify_plain(self.screen.app, f"{discovered.name}: {exc}", severity="error")
+            return
+        self.session.add_server(spec)
+        self.tree.set_server(spec.name, "connecting")
+        self.connect(spec.name)
 
     # ------------------------------------------------------------ what a connection reports
 
     def host_event(self, event: HostEvent) -> None:
-        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged, LogMessageReceived
+        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged
 
         app = self.screen.app
         if isinstance(event, ListChanged):
@@ -171,8 +316,6 @@ class ServerFlow(Flow):
             )
         elif isinstance(event, BadOutputReceived):
             self.toast(f"bad-output {event.server}", event.message, title=f"{event.server}: output problem")
-        elif isinstance(event, LogMessageReceived) and event.level in TOAST_LEVELS:
-            self.toast(f"log {event.server}", event.data, title=f"{event.server} log")
 
     def toast(self, key: str, message: object, *, title: str) -> None:
         if self.toasts is None:

@@ -5,6 +5,10 @@ records append a row, records whose outcome changes (pending → shown, stale,
 cancelled or error) update their row in place. The selected record is shown
 in full under the table.
 
+The Audit tab runs the completion audit on the selected server (`a`, with a
+progress bar; `c` cancels) and lists its findings, each with the requests
+and replies it cites (`AuditPanel`).
+
 Values, context, warnings and errors are shown through `plain()` / `plain_line()`.
 """
 
@@ -23,12 +27,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
-from rea_tui.host import CompletionLog, CompletionRecord
+from rea_tui.host import CompletionLog, CompletionRecord, HostedServer
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import plain, plain_line
+from rea_tui.ui.text import notify_plain, plain, plain_line
+from rea_tui.ui.widgets.audit_panel import AuditPanel
 
 # (key, label, width): the widths fit a 140-column terminal; the detail pane shows everything in full.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -145,29 +150,37 @@ class CompletionInspectorScreen(Screen[None]):
             id="close-completion-inspector",
             tooltip="Close the completion inspector and return to the previous screen",
         ),
+        Binding("a", "audit", "Audit", id="run-audit", tooltip="Audit the selected server's completion"),
+        Binding("c", "cancel_audit", "Cancel audit", id="cancel-audit", tooltip="Stop the audit (keeps the findings)"),
     ]
 
     def __init__(
         self,
         log: CompletionLog,
         *,
+        server: HostedServer | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.completion_log = log
+        # The server the Audit tab audits (the selected one when the inspector opened).
+        self.server = server
         self._unsubscribe: Callable[[], None] | None = None
         self._pending: dict[int, CompletionRecord] = {}
         self._records: dict[str, CompletionRecord] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Vertical(id="completion-body"):
-            table: DataTable[Text] = DataTable(id="completion-table", cursor_type="row")
-            yield table
-            with VerticalScroll(id="completion-detail"):
-                yield Static(id="completion-detail-text")
+        with TabbedContent(id="inspector-tabs"):
+            with TabPane("Requests", id="requests-pane"), Vertical(id="completion-body"):
+                table: DataTable[Text] = DataTable(id="completion-table", cursor_type="row")
+                yield table
+                with VerticalScroll(id="completion-detail"):
+                    yield Static(id="completion-detail-text")
+            with TabPane("Audit", id="audit-pane"):
+                yield AuditPanel(id="audit-panel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -276,5 +289,23 @@ class CompletionInspectorScreen(Screen[None]):
 
     # ------------------------------------------------------------ actions
 
+    def action_audit(self) -> None:
+        server = self.server
+        if server is None or not server.ready:
+            notify_plain(self.app, "Select a connected server first: the audit runs on it.", severity="warning")
+            return
+        if not server.completions.supported:
+            notify_plain(self.app, f"{server.name} does not declare completions: there is nothing to audit.")
+            return
+        self.query_one("#inspector-tabs", TabbedContent).active = "audit-pane"
+        if not self.query_one(AuditPanel).start(server):
+            notify_plain(self.app, "An audit is running already (c cancels it).")
+        self.query_one("#audit-table", DataTable).focus()
+
+    def action_cancel_audit(self) -> None:
+        if not self.query_one(AuditPanel).cancel():
+            notify_plain(self.app, "No audit is running.")
+
     def action_close(self) -> None:
+        self.query_one(AuditPanel).cancel()
         self.dismiss(None)

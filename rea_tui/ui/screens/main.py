@@ -66,7 +66,17 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 120
 RESOURCE_GROUP = "resource"
 # Keys that do nothing in an offline replay (there is no server), hidden there.
-ONLINE_ACTIONS = ("render", "reconnect", "cancel_call", "protocol_log", "completion_inspector")
+ONLINE_ACTIONS = (
+    "render",
+    "reconnect",
+    "cancel_call",
+    "protocol_log",
+    "completion_inspector",
+    "sign_in",
+    "resource_view",
+    "tasks",
+    "discovered_servers",
+)
 
 
 class MainScreen(Screen[None]):
@@ -120,6 +130,40 @@ class MainScreen(Screen[None]):
             "Completions",
             id="completion-inspector",
             tooltip="Show every completion request and how the server answered",
+        ),
+        # Not in the footer (it is full at 160 columns): the palette lists them, and the screen says when they matter.
+        Binding(
+            "f2,alt+d",
+            "server_details",
+            "Server",
+            id="server-details",
+            tooltip="The selected server: instructions, capabilities, log level, roots, sign-in",
+            show=False,
+        ),
+        Binding("f3,alt+k", "tasks", "Tasks", id="tasks", tooltip="Tools running as tasks: status, cancel", show=False),
+        Binding(
+            "f4,alt+w",
+            "resource_view",
+            "Watch resource",
+            id="resource-view",
+            tooltip="The selected (or last read) resource, live: subscribe to its updates",
+            show=False,
+        ),
+        Binding(
+            "f9,alt+u",
+            "sign_in",
+            "Sign in",
+            id="sign-in",
+            tooltip="Sign in to the selected server (OAuth) and reconnect",
+            show=False,
+        ),
+        Binding(
+            "f12,alt+y",
+            "discovered_servers",
+            "Discovered",
+            id="discovered-servers",
+            tooltip="Add servers set up in other MCP clients' configs",
+            show=False,
         ),
     ]
 
@@ -180,6 +224,8 @@ class MainScreen(Screen[None]):
             self.replay.show_offline()
         self.servers.start_all()
         self.update_header()
+        if getattr(self.app, "offer_discovered", False) and not self.offline:
+            self.servers.offer_discovered()
 
     def _transcript_label(self) -> str:
         transcript = self.session.recorder.path
@@ -511,7 +557,41 @@ class MainScreen(Screen[None]):
     def action_completion_inspector(self) -> None:
         from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
 
-        self.app.push_screen(CompletionInspectorScreen(self.session.completion_log))
+        server = self.session.ready(self.active_server) if self.active_server is not None else None
+        self.app.push_screen(CompletionInspectorScreen(self.session.completion_log, server=server))
+
+    def action_server_details(self) -> None:
+        from rea_tui.ui.screens.server_details import ServerDetailsScreen
+
+        if self.active_server is not None:
+            self.app.push_screen(ServerDetailsScreen(self.session.state(self.active_server)))
+
+    def action_tasks(self) -> None:
+        from rea_tui.ui.screens.tasks import TasksScreen
+
+        self.app.push_screen(TasksScreen(self.session))
+
+    def action_resource_view(self) -> None:
+        from rea_tui.ui.screens.resource_view import ResourceViewScreen
+
+        node = self.query_one(ServerTree).cursor_node
+        ref = node.data if node is not None else None
+        if ref is not None and ref.kind == "resource":
+            server, uri = ref.server, ref.name
+        else:
+            read = [e for e in self.session.ledger.entries if e.tool == "resources/read" and e.arguments.get("uri")]
+            if not read:
+                self.notify("Select a resource on the left (or read one) first.")
+                return
+            server, uri = read[-1].server, str(read[-1].arguments["uri"])
+        self.app.push_screen(ResourceViewScreen(self.session, server, uri))
+
+    def action_sign_in(self) -> None:
+        if self.active_server is not None:
+            self.servers.sign_in(self.active_server)
+
+    def action_discovered_servers(self) -> None:
+        self.servers.add_discovered()
 
     def action_notes(self) -> None:
         from rea_tui.ui.screens.notes import NotesScreen

@@ -1,9 +1,11 @@
-"""The protocol log: every JSON-RPC message of a connection, live, and the server's stderr.
+"""The protocol log: every JSON-RPC message of a connection, live, its log messages, and the server's stderr.
 
 One server at a time (a `Select` picks it when there are several). The
 "Traffic" tab is a filterable table of the connection's `TrafficLog` with the
-selected message pretty-printed underneath; the "Server stderr" tab shows what
-the server wrote to stderr, refreshed every second while it is visible.
+selected message pretty-printed underneath; the "Logs" tab lists the
+server's log messages of every level (`ServerLogView`); the "Server stderr"
+tab shows what the server wrote to stderr, refreshed every second while it
+is visible.
 
 Everything a server sent is shown through `plain()` / `plain_line()`.
 """
@@ -39,6 +41,7 @@ from rea_tui.host import Connection, TrafficEntry
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import plain, plain_line
+from rea_tui.ui.widgets.server_log_view import ServerLogView
 
 DETAIL_LIMIT = 64_000
 STDERR_REFRESH_SECONDS = 1.0
@@ -183,6 +186,8 @@ class ProtocolLogScreen(Screen[None]):
                     yield table
                     with VerticalScroll(id="traffic-detail"):
                         yield Static(id="traffic-detail-text")
+            with TabPane("Logs", id="logs-pane"):
+                yield ServerLogView(id="server-logs")
             with TabPane("Server stderr", id="stderr-pane"):
                 yield Static(id="stderr-status")
                 yield RichLog(id="stderr-log", wrap=True, markup=False, highlight=False, auto_scroll=True)
@@ -227,6 +232,7 @@ class ProtocolLogScreen(Screen[None]):
             subtitle += " · protocol " + plain_line(connection.protocol_version, limit=40).plain
         self.sub_title = subtitle
         self._rebuild(follow=True)
+        self.query_one(ServerLogView).show(connection)
         self._stderr_seen = None
         self._refresh_stderr()
 
@@ -367,6 +373,10 @@ class ProtocolLogScreen(Screen[None]):
             self.query_one("#stderr-log", RichLog).focus()
             if timer is not None:
                 timer.resume()
+        elif event.pane.id == "logs-pane":
+            self.query_one("#logs-log", RichLog).focus()
+            if timer is not None:
+                timer.pause()
         else:
             if not self.query_one("#traffic-pane").has_focus_within:
                 self._table().focus()

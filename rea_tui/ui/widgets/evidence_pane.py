@@ -63,7 +63,7 @@ def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, r
     if entry.narrowing is not None:
         line.append(f"  ? round {entry.narrowing_round}", style="bold magenta")
     if entry.duration_ms is not None and settings.show_timings:
-        line.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
+        line.append(f"  {entry.duration_label}", style="dim")
     return line
 
 
@@ -163,7 +163,7 @@ class EvidenceDetail(VerticalScroll):
         head = join(Text(entry.ref, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
         head.append_text(badge(entry))
         if entry.duration_ms is not None and settings_of(self).show_timings:
-            head.append(f"  {entry.duration_ms:,.0f} ms", style="dim")
+            head.append(f"  {entry.duration_label}", style="dim")
         head.append("\nserver ", style="dim")
         head.append_text(plain_line(entry.server, 80))
         head.append(f"  approval: {entry.approval}", style="dim")

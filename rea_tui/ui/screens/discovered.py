@@ -1,0 +1,72 @@
+"""The servers other MCP clients are set up with, to add to this session (when nothing is configured).
+
+Each shows its name, the client and file it came from, and what it runs or
+where it is; nothing starts until the analyst picks it. The bundled server
+stays.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from rea_tui.host import DiscoveredServer
+from rea_tui.ui.styles import stylesheet
+from rea_tui.ui.text import plain_line
+
+NAME_LIMIT = 60
+TARGET_LIMIT = 100
+SOURCE_LIMIT = 80
+
+
+def server_label(server: DiscoveredServer) -> Text:
+    label = plain_line(server.name, NAME_LIMIT, style="bold")
+    label.append(f"  {server.client}", style="cyan")
+    label.append("  ")
+    label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
+    label.append("  ")
+    label.append_text(plain_line(str(server.source), SOURCE_LIMIT, style="dim italic"))
+    return label
+
+
+class DiscoveredServersScreen(ModalScreen[list[str] | None]):
+    CSS_PATH = stylesheet("dialogs.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="discovered-cancel", tooltip="Add none"),
+    ]
+
+    def __init__(self, servers: list[DiscoveredServer]) -> None:
+        super().__init__()
+        self.servers = servers
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="discovered", classes="dialog"):
+            yield Static(Text("Servers in other MCP clients' configs", style="bold"), classes="dialog-title")
+            yield Static(
+                Text("Space picks; the ones picked are added to this session and started.", style="dim"),
+                classes="dialog-description",
+            )
+            yield SelectionList[int](
+                *(Selection(server_label(s), index) for index, s in enumerate(self.servers)), id="discovered-list"
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Add the picked servers", id="discovered-add", variant="primary")
+                yield Button("Cancel", id="discovered-cancel-button")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id != "discovered-add":
+            self.dismiss(None)
+            return
+        picked = self.query_one("#discovered-list", SelectionList).selected
+        self.dismiss([self.servers[i].name for i in picked if isinstance(i, int)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
