@@ -40,7 +40,11 @@ SHOTS: dict[str, scenarios.Scenario] = {
 async def shoot(name: str, folder: Path, transcripts: Path) -> Path:
     """Run one scenario and save what the screen shows as `<folder>/<name>.svg`."""
     # A transcript with a fixed name: the evidence pane shows it, and the default one is named by time and pid.
-    app = make_app([scenarios.reference_spec()], settings=snapshot_settings(), transcript=transcripts / "session.jsonl")
+    app = make_app(
+        [scenarios.reference_spec(open_first=True)],
+        settings=snapshot_settings(),
+        transcript=transcripts / "session.jsonl",
+    )
     async with app.run_test(size=scenarios.SIZE) as pilot:
         await SHOTS[name](pilot)
         saved = app.save_screenshot(filename=f"{name}.svg", path=str(folder))

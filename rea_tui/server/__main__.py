@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--no-target", action="store_true", help="start with no target open")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic target (default 0)")
     parser.add_argument(
+        "--open-first",
+        action="store_true",
+        help="open the target before answering any request but initialize, so the first lists already "
+        "describe it (a start that is the same every time, for demos and scripts)",
+    )
+    parser.add_argument(
         "--discovery-limit",
         type=_positive,
         default=DEFAULT_DISCOVERY_LIMIT,
@@ -197,7 +203,7 @@ def _startup_target(args: argparse.Namespace) -> StartupTarget | None:
 
             return open_synthetic(SyntheticSpec(count, seed))
 
-        return StartupTarget(synthetic, f"synthetic target ({count} procedures)")
+        return StartupTarget(synthetic, f"synthetic target ({count} procedures)", args.open_first)
     if args.target is not None:
         path = str(args.target)
 
@@ -206,14 +212,14 @@ def _startup_target(args: argparse.Namespace) -> StartupTarget | None:
 
             return open_path(path)
 
-        return StartupTarget(at_path, check_openable(path))
+        return StartupTarget(at_path, check_openable(path), args.open_first)
 
     def default() -> Target:
         from rea_tui.server.target import open_default
 
         return open_default()
 
-    return StartupTarget(default, DEFAULT_LABEL)
+    return StartupTarget(default, DEFAULT_LABEL, args.open_first)
 
 
 if __name__ == "__main__":

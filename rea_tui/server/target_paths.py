@@ -57,3 +57,5 @@ class StartupTarget:
     # Returns a `target.Target`; not imported here, since target.py imports this module (no cycle).
     opener: Callable[[], Any]
     label: str
+    # `--open-first`: opened before any request but initialize is answered, so the first lists describe it.
+    first: bool = False

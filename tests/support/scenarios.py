@@ -45,13 +45,18 @@ TOO_LONG = "openDocument " * 320
 Scenario = Callable[[Pilot[Any]], Awaitable[None]]
 
 
-def reference_spec(procedures: int = 2000) -> ServerSpec:
-    """The bundled reference server over stdio on a deterministic synthetic target."""
+def reference_spec(procedures: int = 2000, *, open_first: bool = False) -> ServerSpec:
+    """The bundled reference server over stdio on a deterministic synthetic target.
+
+    `open_first`: the target is open before the first lists are answered, so no
+    list_changed follows them, whatever the machine's speed (snapshots).
+    """
     return ServerSpec(
         name=SERVER,
         transport="stdio",
         command=sys.executable,
-        args=("-m", "rea_tui.server", "--synthetic", str(procedures), "--seed", "0"),
+        args=("-m", "rea_tui.server", "--synthetic", str(procedures), "--seed", "0")
+        + (("--open-first",) if open_first else ()),
     )
 
 

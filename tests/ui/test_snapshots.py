@@ -27,7 +27,9 @@ from tests.support.scenarios import NARROW, SIZE, failing_spec, reference_spec
 
 
 def stable_app(tmp_path: Path, spec: ServerSpec | None = None) -> ReaApp:
-    return make_app([spec or reference_spec()], settings=snapshot_settings(), transcript=tmp_path / "session.jsonl")
+    return make_app(
+        [spec or reference_spec(open_first=True)], settings=snapshot_settings(), transcript=tmp_path / "session.jsonl"
+    )
 
 
 def test_prompt_list(snap_compare: Any, tmp_path: Path) -> None:

@@ -122,6 +122,8 @@ class MainScreen(Screen[None]):
             "Filter",
             id="filter-sidebar",
             tooltip="Filter the prompts, tools and resources on the left (Escape clears)",
+            # The filter field names its key: the footer is full at 160 columns.
+            show=False,
         ),
         Binding("ctrl+l,alt+l", "protocol_log", "Log", id="protocol-log", tooltip="Show the JSON-RPC traffic"),
         Binding(

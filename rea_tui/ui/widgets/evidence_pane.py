@@ -275,6 +275,8 @@ class EvidencePane(Vertical):
         self.ledger = ledger
         self.border_title = "Evidence"
         self._shown_ids: list[str] = []
+        # The width of the ID column, the longest ID listed: the lines' badges stay in one column.
+        self._ref_width = 0
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: id, tool, outcome or text", id="evidence-filter")
@@ -300,7 +302,7 @@ class EvidencePane(Vertical):
         self._shown_ids = [e.id for e in entries]
         option_list = self.query_one(EntryList)
         option_list.clear_options()
-        width = max((len(e.ref) for e in entries), default=0)
+        self._ref_width = width = max((len(e.ref) for e in entries), default=0)
         option_list.add_options([Option(entry_line(e, settings_of(self), width), id=e.id) for e in entries])
         self.border_title = f"Evidence ({len(self.ledger.entries)})"
         if keep in self._shown_ids:
@@ -313,8 +315,10 @@ class EvidencePane(Vertical):
         change made a session of 1,000 calls quadratic); False when the list must be rebuilt."""
         if self.query_one("#evidence-filter", Input).value.strip():
             return False  # a filter: the entry may now match, or no longer
+        if len(entry.ref) > self._ref_width:
+            return False  # a longer ID widens the column of every line
         option_list = self.query_one(EntryList)
-        line = entry_line(entry, settings_of(self))
+        line = entry_line(entry, settings_of(self), self._ref_width)
         if entry.id in self._shown_ids:
             # A new prompt makes the list measure every line again: only when the line did change.
             if option_list.get_option(entry.id).prompt != line:

@@ -9,7 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
 
-PLACEHOLDER = "Filter prompts, tools, resources"
+# The key that comes here is named in the field (the footer has no room for it at 160 columns).
+PLACEHOLDER = "Filter prompts, tools, resources  ^f"
 
 
 class SidebarFilter(Input):
