@@ -237,3 +237,24 @@ def test_the_early_reply_negotiates_like_the_sdk(requested: str) -> None:
         assert client.receive()["id"] == 2
     assert negotiated == (requested if requested != "1999-01-01" else "2025-11-25")
     assert "differs" not in stderr_of(client)
+
+
+async def test_open_first_answers_the_first_lists_with_the_target_open(tmp_path: Path) -> None:
+    """`--open-first`: initialize is answered at once, the lists wait for the target and describe it;
+    no prompts/list_changed follows (nothing changed since the client first asked)."""
+    gate = tmp_path / "lief-gate"
+    env = gated_environment("gate_lief", gate)
+    server = await LiveServer("--open-first", wait_ready=False, env=env).start()
+    try:
+        listing = asyncio.create_task(server.client.list_prompts())
+        await asyncio.sleep(OPENING_HOLD_SECONDS)
+        assert not listing.done(), "the first prompts/list waits for the target"
+        gate.touch()
+        prompts = (await asyncio.wait_for(listing, REPLY_TIMEOUT_SECONDS)).prompts
+        assert all("still opening" not in str(p.description) for p in prompts)
+        assert "Active target: Python" in str(prompts[0].description)
+        assert (await server.session_state())["state"] == "ready"
+        assert not any(isinstance(n, types.PromptListChangedNotification) for n in server.notifications)
+    finally:
+        gate.touch()
+        await server.stop()
