@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from rea_tui.host import ServerSpec
+from rea_tui.host.models import parse_prompt, parse_resource, parse_resource_template, parse_tool
 from tests.cli import Run, assert_terminal_safe, rea, rea_many
 from tests.conftest import REPO
 from tests.support.pilot import make_app, ready, wait_for
@@ -52,7 +53,8 @@ PIECE = st.one_of(
 HOSTILE = st.lists(PIECE, min_size=1, max_size=5).map("".join)
 STRING_LISTS = st.lists(HOSTILE, min_size=1, max_size=10)
 # Oversized values stay readable in a failure report when they are one repeated letter.
-WORST = ["".join(DANGEROUS), "\u202egnp.exe", "[red]x[/red]\x1b[31m", "A" * 30_000]
+# NUL too: a name no command line can carry.
+WORST = ["".join(DANGEROUS) + "\x00", "\u202egnp.exe", "[red]x[/red]\x1b[31m", "A" * 30_000]
 # Each example starts real processes: a few examples, and no shrinking (a failure prints its example whole).
 FUZZ_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 FUZZ = settings(max_examples=3, deadline=None, phases=FUZZ_PHASES, suppress_health_check=[HealthCheck.too_slow])
@@ -81,23 +83,32 @@ def test_every_cli_command_keeps_hostile_text_off_the_terminal(strings: list[str
         listing = checked(rea("tools", "--json", *server)).json()
         prompts = checked(rea("prompts", "--json", *server)).json()["prompts"]
         resources = checked(rea("resources", "--json", *server)).json()
-        tool, failing = (t["name"] for t in listing["tools"])
-        prompt = prompts[0]
-        first, second = (a["name"] for a in prompt["arguments"])
-        template = resources["resourceTemplates"][0]["uriTemplate"]
-        variable = re.search(r"\{([^}]+)\}", template).group(1)  # type: ignore[union-attr]
+        # --json gives the names as the server sent them, which a command line may not carry (NUL):
+        # the commands are given the names rea-tui shows, as an analyst would type them.
+        tools = [parse_tool(t) for t in listing["tools"]]
+        tool, failing = (t.name for t in tools if t is not None)
+        prompt = parse_prompt(prompts[0])
+        assert prompt is not None
+        first, second = (a.name for a in prompt.arguments)
+        parsed_template = parse_resource_template(resources["resourceTemplates"][0])
+        resource = parse_resource(resources["resources"][0])
+        assert parsed_template is not None and resource is not None
+        template = parsed_template.uri_template
+        # A template cut short where it is shown may have lost its variable: any name is then refused safely.
+        found = re.search(r"\{([^}]+)\}", template)
+        variable = found.group(1) if found else "x"
         runs = rea_many(
             ("servers", *server),
             ("prompts", *server),
             ("tools", *server),
             ("resources", *server),
-            ("get", prompt["name"], f"{first}=value", f"{second}=x", *server),
-            ("complete", prompt["name"], first, "", "--context", f"{second}=x", *server),
+            ("get", prompt.name, f"{first}=value", f"{second}=x", *server),
+            ("complete", prompt.name, first, "", "--context", f"{second}=x", *server),
             ("complete", "--template", template, variable, "", *server),
             ("call", tool, "--yes", "--trace", *server),
             ("call", failing, "--yes", *server),
             ("call", tool, "--yes", "--json", *server),
-            ("read", resources["resources"][0]["uri"], *server),
+            ("read", resource.uri, *server),
         )
         for run in runs:
             checked(run)

@@ -13,12 +13,31 @@ from textual.notifications import SeverityLevel
 
 from rea_tui.host import DEFAULT_LIMIT, sanitize, sanitize_line
 
+# How much of a server string is shown, by what it is. A widget wraps or cuts to its width anyway;
+# these bound the work and keep one hostile string from filling a screen.
+WORD_LIMIT = 40
+"""A token: a role, a logger, a table cell, a mnemonic, a JSON value beside its key."""
+NAME_LIMIT = 80
+"""A name: a server, tool, prompt, resource, task or target."""
+LINE_LIMIT = 300
+"""One line of text: a title, a suggestion, a candidate, a status message, a URI."""
+MESSAGE_LIMIT = 500
+"""A message: an error, a server's reply to a narrowing, a resource's description."""
+PARAGRAPH_LIMIT = 2_000
+"""A description or a note: what a prompt, a field or a question says of itself."""
+DOCUMENT_LIMIT = 5_000
+"""A block read in place: arguments, capabilities, an elicitation's message, an error with its detail."""
+BODY_LIMIT = 20_000
+"""The longest text shown whole: an embedded resource's text, a replay's difference."""
+TOAST_TITLE_LIMIT = 100
+TOAST_LIMIT = 1_000
+
 
 def plain(value: object, limit: int | None = DEFAULT_LIMIT, style: str = "") -> Text:
     return Text(sanitize(value, limit), style=style)
 
 
-def plain_line(value: object, limit: int | None = 500, style: str = "") -> Text:
+def plain_line(value: object, limit: int | None = MESSAGE_LIMIT, style: str = "") -> Text:
     return Text(sanitize_line(value, limit), style=style, no_wrap=True, overflow="ellipsis")
 
 
@@ -54,8 +73,8 @@ def notify_plain(
 ) -> None:
     """A toast whose text may come from a server: sanitized and never read as markup."""
     target.notify(
-        sanitize(message, 1_000),
-        title=sanitize_line(title, 100),
+        sanitize(message, TOAST_LIMIT),
+        title=sanitize_line(title, TOAST_TITLE_LIMIT),
         severity=severity,
         timeout=timeout,
         markup=False,

@@ -249,3 +249,18 @@ async def test_cancelling_the_task_leaves_a_partial_report(hanging: HostedServer
     with pytest.raises(asyncio.CancelledError):
         await task
     assert audit.report.status == "partial" and audit.report.stop_reason == "cancelled"
+
+
+def test_a_reply_given_while_the_target_opens_is_not_held_as_nondeterminism() -> None:
+    from rea_tui.host.audit.checks import determinism_issues
+    from rea_tui.host.audit.report import Exchange
+
+    def reply(values: list[str], meta: dict[str, Any] | None = None) -> Exchange:
+        completion = {"values": values, "total": len(values), "hasMore": False}
+        result: dict[str, Any] = {"completion": completion, **({"_meta": meta} if meta else {})}
+        return Exchange("completion/complete", {}, {}, {"result": result}, "result", result=result)
+
+    opening = reply([], {"rea/target": {"state": "opening"}})
+    ready, changed = reply(["libc.so.6", "python3.11"]), reply(["python3.11"])
+    assert determinism_issues(opening, ready) == determinism_issues(ready, opening) == []
+    assert [issue.check for issue in determinism_issues(ready, changed)] == ["determinism.repeat"]

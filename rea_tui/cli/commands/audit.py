@@ -31,6 +31,10 @@ PROGRESS_INTERVAL_S: Final = 0.1
 BAR_WIDTH: Final = 24
 MIN_BAR_LINE: Final = 20
 
+# How much of a server string a line shows: a target being audited, a prompt name, a name asked for.
+WHERE_LIMIT = 200
+NAME_LIMIT = 80
+ASKED_LIMIT = 300
 AUDIT_HELP = "audit the server's completion and prompts (MCP rules, or the REA contract with --profile rea)"
 
 AUDIT_EPILOG = """\
@@ -116,7 +120,7 @@ class ProgressBar:
         where = progress.target if progress.argument is None else f"{progress.target} / {progress.argument}"
         line = (
             f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.done}/~{progress.total} requests, "
-            f"{progress.elapsed_s:.0f}/{progress.budget_s:g} s  {sanitize_line(where, 200)}"
+            f"{progress.elapsed_s:.0f}/{progress.budget_s:g} s  {sanitize_line(where, WHERE_LIMIT)}"
         )
         width = max(MIN_BAR_LINE, shutil.get_terminal_size((80, 24)).columns - 1)
         self.out.status(line[:width])
@@ -163,8 +167,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
     try:
         select_targets(catalogs.prompts.items, catalogs.templates.items, options)
     except UnknownTarget as exc:
-        known = ", ".join(sanitize_line(p.name, 80) for p in catalogs.prompts.items) or "none"
-        raise UsageError(f"the server has no prompt or template {sanitize_line(exc, 300)} (prompts: {known})") from None
+        known = ", ".join(sanitize_line(p.name, NAME_LIMIT) for p in catalogs.prompts.items) or "none"
+        asked = sanitize_line(exc, ASKED_LIMIT)
+        raise UsageError(f"the server has no prompt or template {asked} (prompts: {known})") from None
     bar = ProgressBar(out) if out.stderr_is_terminal() else None
     audit = Audit(hosted, options, on_progress=bar.update if bar is not None else None)
     loop = asyncio.get_running_loop()

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 ACTIONS = ("list", "get", "result", "cancel")
 MESSAGE_LIMIT = 500
+TIMESTAMP_LIMIT = 40  # an ISO 8601 time is 20-35 characters
 RESULT_TEXT_LIMIT = 100_000
 
 
@@ -35,7 +36,7 @@ def describe(state: TaskState) -> str:
     if state.status_message:
         parts.append(sanitize_line(state.status_message, MESSAGE_LIMIT))
     if state.created_at:
-        parts.append(f"created {sanitize_line(state.created_at, 40)}")
+        parts.append(f"created {sanitize_line(state.created_at, TIMESTAMP_LIMIT)}")
     return "  ".join(parts)
 
 

@@ -25,7 +25,7 @@ from rea_tui.ui.messages import (
     ServerStatusChanged,
 )
 from rea_tui.ui.runtime import settle_heap
-from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.text import NAME_LIMIT, join, notify_plain, plain, plain_line
 from rea_tui.ui.toasts import ToastThrottle
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.sidebar import ServerTree
@@ -202,11 +202,11 @@ class ServerFlow(Flow):
 
     async def show_failure(self, name: str) -> None:
         status = self.session.state(name).status
-        heading = join(Text("Server ", style="bold red"), plain_line(name, 80, style="bold"))
+        heading = join(Text("Server ", style="bold red"), plain_line(name, NAME_LIMIT, style="bold"))
         heading.append(" exited" if status == "exited" else " could not start", style="bold red")
         body = plain(self.failures.get(name, ""), FAILURE_TEXT_LIMIT)
         if self.needs_authorization(name):
-            heading = join(Text("Server ", style="bold yellow"), plain_line(name, 80, style="bold"))
+            heading = join(Text("Server ", style="bold yellow"), plain_line(name, NAME_LIMIT, style="bold"))
             heading.append(": authorization needed", style="bold yellow")
             body.append("\n\nPress f9 to sign in (your browser opens), then rea-tui connects again.", style="bold")
         else:

@@ -22,7 +22,7 @@ from textual.widgets import Button, Static
 
 from rea_tui.host import Tool
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import WORD_LIMIT, join, plain, plain_line
 
 Decision = Literal["once", "session", "deny"]
 
@@ -45,7 +45,7 @@ def annotations_text(tool: Tool | None) -> Text:
             value = annotations[hint]
             style = "red" if hint == "destructiveHint" and value is True else ""
             text.append(f"  {hint}: ", style="dim")
-            text.append_text(plain_line(json.dumps(value), 40, style=style))
+            text.append_text(plain_line(json.dumps(value), WORD_LIMIT, style=style))
             text.append("\n")
     if not shown:
         text.append("  no hints (the spec then assumes a tool may change things)\n", style="yellow")

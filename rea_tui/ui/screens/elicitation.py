@@ -25,7 +25,7 @@ from rea_tui.host import (
     view_url,
 )
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import DOCUMENT_LIMIT, NAME_LIMIT, WORD_LIMIT, join, plain, plain_line
 from rea_tui.ui.widgets.schema_form import SchemaForm
 
 MESSAGE_LIMIT = 1_000
@@ -33,7 +33,7 @@ CHECK_GROUP = "elicitation-check"
 
 
 def asked_by(server: str, what: str) -> Text:
-    return join(plain_line(server, 80, style="bold"), Text(f" {what}", style="bold"))
+    return join(plain_line(server, NAME_LIMIT, style="bold"), Text(f" {what}", style="bold"))
 
 
 def highlighted_url(url: str) -> Text:
@@ -67,7 +67,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
         request = self.request
         with Vertical(id="elicitation", classes="dialog"):
             yield Static(asked_by(request.server, "asks for input"), classes="dialog-title")
-            yield Static(plain(request.message, 4_000), classes="dialog-description")
+            yield Static(plain(request.message, DOCUMENT_LIMIT), classes="dialog-description")
             if request.mode == "url":
                 yield Static(Text("It wants you to open this address:", style="bold"))
                 yield Static(highlighted_url(request.url), id="elicitation-url")
@@ -180,10 +180,14 @@ class SamplingScreen(ModalScreen[SamplingAnswer]):
             )
             with VerticalScroll(id="sampling-messages"):
                 if request.system_prompt:
-                    yield Static(join(Text("system: ", style="bold"), plain(request.system_prompt, 4_000)))
+                    yield Static(join(Text("system: ", style="bold"), plain(request.system_prompt, DOCUMENT_LIMIT)))
                 for message in request.messages:
                     yield Static(
-                        join(plain_line(message.role, 20, style="bold"), Text(": "), plain(message.text, 8_000))
+                        join(
+                            plain_line(message.role, WORD_LIMIT, style="bold"),
+                            Text(": "),
+                            plain(message.text, DOCUMENT_LIMIT),
+                        )
                     )
             yield TextArea("", id="sampling-reply")
             with Horizontal(classes="dialog-buttons"):

@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 
 from rea_tui.host import MAX_CANDIDATES, EvidenceEntry, NarrowingCandidate, NarrowingQuestion
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import LINE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, PARAGRAPH_LIMIT, join, plain, plain_line
 
 # A pause in typing this long sends the filter to the server (when that needs no approval).
 REASK_DELAY = 0.4
@@ -53,7 +53,7 @@ def breadcrumb(entry: EvidenceEntry) -> Text:
         text.append_text(
             plain_line(
                 " › ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in question.scoped_by.items()),
-                200,
+                LINE_LIMIT,
             )
         )
     else:
@@ -114,13 +114,13 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
         with Vertical(id="narrowing", classes="dialog"):
             yield Static(self._title(), classes="dialog-title")
             yield Static(breadcrumb(self.entry), id="narrowing-breadcrumb")
-            yield Static(plain(question.ask_user, 2_000, style="bold"), id="narrowing-question")
+            yield Static(plain(question.ask_user, PARAGRAPH_LIMIT, style="bold"), id="narrowing-question")
             yield Input(placeholder="filter: type part of a name", id="narrowing-filter")
             yield Static("", id="narrowing-status")
             yield OptionList(id="narrowing-candidates")
             with Horizontal(id="narrowing-target"):
                 yield Static(Text("pin the choice to", style="dim"))
-                options = [(plain_line(name, 60), name) for name in self.arguments]
+                options = [(plain_line(name, NAME_LIMIT), name) for name in self.arguments]
                 # The initial value goes to the constructor: set later, the label would not repaint.
                 if self.concerned in self.arguments:
                     yield Select(options, value=self.concerned, allow_blank=False, id="narrowing-argument")
@@ -133,7 +133,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
 
     def _title(self) -> Text:
         title = Text("The server asks", style="bold")
-        title.append_text(plain_line(f"  ({self.entry.tool}, {self.entry.ref})", 100, style="dim"))
+        title.append_text(plain_line(f"  ({self.entry.tool}, {self.entry.ref})", NAME_LIMIT, style="dim"))
         return title
 
     def on_mount(self) -> None:
@@ -159,7 +159,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
         typed = self.typed
         self._shown = [i for i, c in enumerate(self.question.candidates) if matches(c, typed)]
         candidates.set_options(
-            [Option(plain_line(self.question.candidates[i].label, 200), id=str(i)) for i in self._shown]
+            [Option(plain_line(self.question.candidates[i].label, LINE_LIMIT), id=str(i)) for i in self._shown]
         )
         if self._shown:
             candidates.highlighted = 0
@@ -242,7 +242,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
             self._complete_for = value
         self.query_one(".dialog-title", Static).update(self._title())
         self.query_one("#narrowing-breadcrumb", Static).update(breadcrumb(entry))
-        self.query_one("#narrowing-question", Static).update(plain(question.ask_user, 2_000, style="bold"))
+        self.query_one("#narrowing-question", Static).update(plain(question.ask_user, PARAGRAPH_LIMIT, style="bold"))
         self._refilter()
         if self.typed.strip() != value and self._can_ask(self.typed) and self.asks_freely():
             # Typing went on while the server answered: ask about what is there now.
@@ -252,7 +252,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
         self.in_flight = False
         if value == self.asking:
             self.asking = None
-            self._show_status(join(Text("The server could not narrow: ", style="red"), plain(message, 500)))
+            self._show_status(join(Text("The server could not narrow: ", style="red"), plain(message, MESSAGE_LIMIT)))
 
     # ------------------------------------------------------------ choosing
 

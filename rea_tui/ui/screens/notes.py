@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Input, ListItem, ListView, Select, S
 
 from rea_tui.host import NOTE_KINDS, Note, Notebook, NoteChanged, NoteKind
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import plain
+from rea_tui.ui.text import PARAGRAPH_LIMIT, plain
 
 TITLES = {"observation": "Observations", "inference": "Inferences", "unknown": "Unknowns"}
 
@@ -44,7 +44,7 @@ class EvidenceIdSuggester(Suggester):
 def note_label(note: Note) -> Text:
     text = Text()
     text.append(f"{note.number}. ", style="bold")
-    text.append_text(plain(note.text, 2_000))
+    text.append_text(plain(note.text, PARAGRAPH_LIMIT))
     if note.cites:
         text.append(f"  [{', '.join(note.cites)}]", style="cyan")
     return text

@@ -25,7 +25,7 @@ from rea_tui.host import EmbeddedResourceBlock, HostEvent, Session
 from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.settings import settings_of
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.text import DOCUMENT_LIMIT, join, notify_plain, plain, plain_line
 
 RESOURCE_GROUP = "resource-view"
 CONTENT_LIMIT = 200_000
@@ -128,7 +128,7 @@ class ResourceViewScreen(Screen[None]):
                 try:
                     result = await hosted.read_resource(self.wire_uri)
                 except HostError as exc:
-                    self._show(join(Text("Reading failed: ", style="red"), plain(exc.describe(), 4_000)))
+                    self._show(join(Text("Reading failed: ", style="red"), plain(exc.describe(), DOCUMENT_LIMIT)))
                     return
                 self.reads += 1
                 self._last_read = time.time()

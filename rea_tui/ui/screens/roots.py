@@ -18,7 +18,7 @@ from textual.widgets import Button, Static, TextArea
 
 from rea_tui.host import Root, RootError, root_from
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import NAME_LIMIT, join, plain, plain_line
 
 NAME_SEPARATOR = "  # "
 ERROR_LIMIT = 500
@@ -56,7 +56,7 @@ class RootsScreen(ModalScreen[list[Root] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="roots", classes="dialog"):
-            title = join(Text("Roots offered to ", style="bold"), plain_line(self.server, 80, style="bold"))
+            title = join(Text("Roots offered to ", style="bold"), plain_line(self.server, NAME_LIMIT, style="bold"))
             yield Static(title, classes="dialog-title")
             yield Static(
                 Text(

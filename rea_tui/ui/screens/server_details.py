@@ -24,7 +24,7 @@ from rea_tui.host import LOG_LEVELS, HostedServer, Root
 from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.settings import settings_of
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.text import DOCUMENT_LIMIT, join, notify_plain, plain, plain_line
 
 if TYPE_CHECKING:
     from rea_tui.host import ServerState
@@ -61,7 +61,7 @@ def identity(state: ServerState, machine_details: bool = True) -> Text:
 def capabilities_text(capabilities: dict[str, Any]) -> Text:
     if not capabilities:
         return Text("none declared (or not connected)", style="dim")
-    return plain(json.dumps(capabilities, indent=2, sort_keys=True, ensure_ascii=False), 4_000)
+    return plain(json.dumps(capabilities, indent=2, sort_keys=True, ensure_ascii=False), DOCUMENT_LIMIT)
 
 
 def roots_list(roots: tuple[Root, ...], asked: int) -> Text:
@@ -127,7 +127,7 @@ class ServerDetailsScreen(ModalScreen[None]):
                 yield section("Subscriptions")
                 subscribed = sorted(connection.subscriptions) if connection is not None else []
                 yield Static(
-                    plain("\n".join(subscribed), 4_000) if subscribed else Text("none", style="dim"),
+                    plain("\n".join(subscribed), DOCUMENT_LIMIT) if subscribed else Text("none", style="dim"),
                     id="server-details-subscriptions",
                 )
                 if self.state.spec.transport != "stdio":

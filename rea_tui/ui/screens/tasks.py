@@ -26,7 +26,7 @@ from rea_tui.host import Session, TrackedTask
 from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.settings import settings_of
 from rea_tui.ui.styles import stylesheet
-from rea_tui.ui.text import notify_plain, plain, plain_line
+from rea_tui.ui.text import LINE_LIMIT, NAME_LIMIT, notify_plain, plain, plain_line
 
 TASKS_GROUP = "tasks"
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -61,11 +61,11 @@ def task_cells(task: TrackedTask, show_timings: bool = True) -> dict[str, Text]:
     state = task.state
     status = state.status + (" (asked)" if task.cancel_requested and task.running else "")
     return {
-        "server": plain_line(task.server, 60),
-        "task": plain_line(state.task_id, 80),
-        "tool": plain_line(task.tool or ("(listed)" if task.listed else ""), 80),
+        "server": plain_line(task.server, NAME_LIMIT),
+        "task": plain_line(state.task_id, NAME_LIMIT),
+        "tool": plain_line(task.tool or ("(listed)" if task.listed else ""), NAME_LIMIT),
         "status": Text(status, style=STATUS_STYLES.get(state.status, "")),
-        "message": plain_line(state.status_message or "", 300),
+        "message": plain_line(state.status_message or "", LINE_LIMIT),
         "age": Text(_age(task) if show_timings else "•", justify="right"),
         "entry": Text(task.entry_id or ""),
     }

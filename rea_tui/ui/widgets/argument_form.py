@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from rea_tui.host import sanitize_line
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import LINE_LIMIT, MESSAGE_LIMIT, PARAGRAPH_LIMIT, join, plain, plain_line
 from rea_tui.ui.widgets.dropdown import CompletionDropdown
 
 if TYPE_CHECKING:
@@ -149,12 +149,12 @@ class ArgumentField(Vertical):
 
     def compose(self) -> ComposeResult:
         mark = Text(" *", style="bold red") if self.spec.required else Text("")
-        title = join(plain_line(self.spec.title, 200, style="bold"), mark)
+        title = join(plain_line(self.spec.title, LINE_LIMIT, style="bold"), mark)
         if self.spec.title != self.spec.name:
             title.append(Text(f"  ({self.spec.name})", style="dim"))
         yield Static(title, classes="field-title")
         if self.spec.description:
-            yield Static(plain(self.spec.description, 1_000), classes="field-description")
+            yield Static(plain(self.spec.description, PARAGRAPH_LIMIT), classes="field-description")
         # Above the input: the dropdown opens below it and must never cover the server's message.
         yield Static("", classes="field-error")
         yield ArgumentInput(self, self.initial, id=f"input-{self.index}")
@@ -178,7 +178,7 @@ class ArgumentField(Vertical):
             return  # nothing shown: clearing it again would cost a layout pass on every keystroke
         error = self.query_one(".field-error", Static)
         if message:
-            error.update(join(Text("✗ ", style="bold red"), plain(message, 500)))
+            error.update(join(Text("✗ ", style="bold red"), plain(message, MESSAGE_LIMIT)))
             self.add_class("-invalid")
         else:
             error.update("")
@@ -229,7 +229,7 @@ class ArgumentForm(VerticalScroll):
         """Replace the form's fields; `values` restores what the analyst typed before."""
         self.target = target
         self.query_one("#form-heading", Static).update(heading)
-        self.query_one("#form-description", Static).update(plain(description, 2_000) if description else "")
+        self.query_one("#form-description", Static).update(plain(description, PARAGRAPH_LIMIT) if description else "")
         self.set_message(None)
         container = self.query_one("#form-fields", Vertical)
         await container.remove_children()

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
 from rea_tui.ui.flows.base import start_job
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import LINE_LIMIT, NAME_LIMIT, join, plain, plain_line
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -51,9 +51,9 @@ def finding_detail(finding: Finding) -> Text:
     """A finding in full: what it says, then each request and reply it cites."""
     text = join(
         Text(f"{finding.severity} ", style=SEVERITY_STYLES.get(finding.severity, "")),
-        plain_line(finding.check, 100, style="bold"),
+        plain_line(finding.check, NAME_LIMIT, style="bold"),
         Text("  "),
-        plain_line(finding.where, 200, style="dim"),
+        plain_line(finding.where, LINE_LIMIT, style="dim"),
     )
     text.append("\n")
     text.append_text(plain(finding.message, MESSAGE_LIMIT))
@@ -123,7 +123,7 @@ class AuditPanel(Vertical):
         self._findings = []
         self.query_one("#audit-table", DataTable).clear()
         self.query_one("#audit-progress", ProgressBar).update(total=None, progress=0)
-        self._status(join(Text(f"auditing ({profile} rules) ", style="bold"), plain_line(hosted.name, 80)))
+        self._status(join(Text(f"auditing ({profile} rules) ", style="bold"), plain_line(hosted.name, NAME_LIMIT)))
         self._show_detail()
         self._worker = start_job(self.screen, self._run(self.audit), AUDIT_GROUP, hosted.name)
         return True
@@ -157,9 +157,9 @@ class AuditPanel(Vertical):
             return
         self.query_one("#audit-progress", ProgressBar).update(total=max(progress.total, 1), progress=progress.done)
         where = join(Text(f"{progress.done:,} of about {progress.total:,} requests  ", style="bold"))
-        where.append_text(plain_line(progress.target, 80))
+        where.append_text(plain_line(progress.target, NAME_LIMIT))
         if progress.argument:
-            where.append_text(plain_line(f" / {progress.argument}", 80))
+            where.append_text(plain_line(f" / {progress.argument}", NAME_LIMIT))
         where.append("   c cancels", style="dim")
         self._status(where)
 
@@ -171,10 +171,10 @@ class AuditPanel(Vertical):
         for index, finding in enumerate(self._findings):
             table.add_row(
                 Text(finding.severity, style=SEVERITY_STYLES.get(finding.severity, "")),
-                plain_line(finding.check, 100),
-                plain_line(finding.where, 200),
+                plain_line(finding.check, NAME_LIMIT),
+                plain_line(finding.where, LINE_LIMIT),
                 Text(str(finding.occurrences), justify="right"),
-                plain_line(finding.message, 300),
+                plain_line(finding.message, LINE_LIMIT),
                 key=str(index),
             )
         bar = self.query_one("#audit-progress", ProgressBar)

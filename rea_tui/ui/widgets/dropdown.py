@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from rea_tui.ui.text import plain, plain_line
+from rea_tui.ui.text import LINE_LIMIT, plain, plain_line
 
 if TYPE_CHECKING:
     from rea_tui.host import CompletionFailure, CompletionPage
@@ -187,7 +187,7 @@ class CompletionDropdown(Vertical):
         self.shown_for = page.value
         options = self.options
         # One replacement (not clear + add): the list's size changes once, not twice.
-        options.set_options([Option(plain_line(value, 300)) for value in page.values])
+        options.set_options([Option(plain_line(value, LINE_LIMIT)) for value in page.values])
         if page.values:
             options.highlighted = page.values.index(kept) if kept in page.values else 0
         self._size_for(len(page.values), footer_lines(page))
@@ -211,7 +211,7 @@ class CompletionDropdown(Vertical):
         message = str(failure.error)
         if code is not None and message.startswith(f"error {code}: "):
             message = message[len(f"error {code}: ") :]
-        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, 300)), layout=False)
+        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, LINE_LIMIT)), layout=False)
         self.open()
         return True
 

@@ -22,7 +22,18 @@ from textual.widgets.option_list import Option
 
 from rea_tui.host import TextBlock, result_views
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
-from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.text import (
+    BODY_LIMIT,
+    DOCUMENT_LIMIT,
+    LINE_LIMIT,
+    MESSAGE_LIMIT,
+    NAME_LIMIT,
+    PARAGRAPH_LIMIT,
+    WORD_LIMIT,
+    join,
+    plain,
+    plain_line,
+)
 from rea_tui.ui.widgets.result_view import json_tree, view_widgets
 from rea_tui.ui.widgets.workflow_view import block_card
 
@@ -59,7 +70,7 @@ def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, r
     line.append(f"{entry.ref:<{ref_width}} ", style="bold")
     line.append_text(badge(entry))
     line.append("  ")
-    line.append_text(plain_line(entry.tool, 40))
+    line.append_text(plain_line(entry.tool, WORD_LIMIT))
     if entry.narrowing is not None:
         line.append(f"  ? round {entry.narrowing_round}", style="bold magenta")
     if entry.duration_ms is not None and settings.show_timings:
@@ -104,7 +115,7 @@ def arguments_text(arguments: dict[str, Any]) -> Text:
     if scalar and len(inline) <= INLINE_ARGUMENTS:
         text.append_text(plain_line(inline, INLINE_ARGUMENTS))
     else:
-        text.append_text(plain(json.dumps(arguments, indent=2, ensure_ascii=False), 5_000))
+        text.append_text(plain(json.dumps(arguments, indent=2, ensure_ascii=False), DOCUMENT_LIMIT))
     return text
 
 
@@ -157,15 +168,17 @@ class EvidenceDetail(VerticalScroll):
             else:
                 bar.update(total=100, progress=fraction * 100)
         for message in self.query(".progress-message").results(Static):
-            message.update(plain_line(entry.progress.message or "", 200))
+            message.update(plain_line(entry.progress.message or "", LINE_LIMIT))
 
     def _head(self, entry: EvidenceEntry) -> Static:
-        head = join(Text(entry.ref, style="bold"), Text("  "), plain_line(entry.tool, 80, style="bold"), Text("  "))
+        head = join(
+            Text(entry.ref, style="bold"), Text("  "), plain_line(entry.tool, NAME_LIMIT, style="bold"), Text("  ")
+        )
         head.append_text(badge(entry))
         if entry.duration_ms is not None and settings_of(self).show_timings:
             head.append(f"  {entry.duration_label}", style="dim")
         head.append("\nserver ", style="dim")
-        head.append_text(plain_line(entry.server, 80))
+        head.append_text(plain_line(entry.server, NAME_LIMIT))
         head.append(f"  approval: {entry.approval}", style="dim")
         if entry.follows:
             followed = self.ledger.get(entry.follows)
@@ -185,15 +198,15 @@ class EvidenceDetail(VerticalScroll):
                 widgets.append(Static(Text(f"replay: the same result as recorded {entry.replay_of}", style="green")))
             else:
                 text = Text("replay: differs from the recording\n", style="bold yellow")
-                text.append_text(plain(entry.replay_diff, 20_000))
+                text.append_text(plain(entry.replay_diff, BODY_LIMIT))
                 widgets.append(Static(text, classes="replay-diff"))
         if entry.narrowing is not None:
             question = entry.narrowing
             text = Text(f"The server asks ({question.reason}): ", style="bold magenta")
-            text.append_text(plain(question.ask_user, 1_000))
+            text.append_text(plain(question.ask_user, PARAGRAPH_LIMIT))
             if question.scoped_by:
                 text.append("\nscoped by: ", style="dim")
-                text.append_text(plain(json.dumps(question.scoped_by, ensure_ascii=False), 500))
+                text.append_text(plain(json.dumps(question.scoped_by, ensure_ascii=False), MESSAGE_LIMIT))
             text.append(f"\n{len(question.candidates)} candidates", style="dim")
             widgets.append(Static(text, classes="narrowing-question"))
             answer = Button("Answer…", id="answer-narrowing", variant="warning", compact=True)
@@ -201,7 +214,7 @@ class EvidenceDetail(VerticalScroll):
             widgets.append(answer)
         if entry.error:
             error = Text("error  ", style="bold red")
-            error.append_text(plain(entry.error, 5_000))
+            error.append_text(plain(entry.error, DOCUMENT_LIMIT))
             widgets.append(Static(error, classes="evidence-error"))
         return widgets
 

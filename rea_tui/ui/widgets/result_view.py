@@ -17,7 +17,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from rea_tui.host import DisassemblyListing, ResultTable, ResultView
-from rea_tui.ui.text import join, plain_line
+from rea_tui.ui.text import LINE_LIMIT, NAME_LIMIT, WORD_LIMIT, join, plain_line
 
 TREE_CHILD_LIMIT = 200
 # Instruction bytes shown per row (a longer encoding ends in "…"; the raw result has it all).
@@ -38,11 +38,11 @@ def listing_text(listing: DisassemblyListing) -> Text:
         if index:
             text.append("\n")
         shown_bytes = insn.hex_bytes if len(insn.hex_bytes) <= bytes_width else insn.hex_bytes[: bytes_width - 1] + "…"
-        text.append_text(plain_line(insn.address.ljust(address_width), 40, style="dim"))
+        text.append_text(plain_line(insn.address.ljust(address_width), WORD_LIMIT, style="dim"))
         text.append("  ")
-        text.append_text(plain_line(shown_bytes.ljust(bytes_width), 40, style="dim"))
+        text.append_text(plain_line(shown_bytes.ljust(bytes_width), WORD_LIMIT, style="dim"))
         text.append("  ")
-        text.append_text(plain_line(insn.mnemonic.ljust(MNEMONIC_WIDTH), 40, style="bold"))
+        text.append_text(plain_line(insn.mnemonic.ljust(MNEMONIC_WIDTH), WORD_LIMIT, style="bold"))
         text.append(" ")
         text.append_text(plain_line(insn.operands, CELL_LIMIT))
         if insn.target:
@@ -57,7 +57,7 @@ def table_renderable(table: ResultTable) -> RichTable:
         width = max([len(column), *(len(row[index]) for row in table.rows if index < len(row))])
         short = width <= SHORT_COLUMN
         rendered.add_column(
-            plain_line(column, 40),
+            plain_line(column, WORD_LIMIT),
             justify="right" if index in table.numeric else "left",
             # Rich narrows wrapping columns first; the short ones keep their width.
             no_wrap=short,
@@ -70,10 +70,10 @@ def table_renderable(table: ResultTable) -> RichTable:
 
 
 def view_title(view: ResultView) -> Text:
-    title = plain_line(view.title, 200, style="bold")
+    title = plain_line(view.title, LINE_LIMIT, style="bold")
     if view.note:
         title.append("  ")
-        title.append_text(plain_line(view.note, 300, style="dim"))
+        title.append_text(plain_line(view.note, LINE_LIMIT, style="dim"))
     return title
 
 
@@ -89,7 +89,7 @@ def view_widgets(view: ResultView) -> list[Static]:
 
 def add_json_node(node: TreeNode[None], key: str, value: Any) -> None:
     """Add `value` under `node`, as a collapsible subtree for objects and arrays."""
-    label = plain_line(key, 80, style="bold")
+    label = plain_line(key, NAME_LIMIT, style="bold")
     if isinstance(value, dict):
         child = node.add(join(label, Text(f"  {{{len(value)}}}", style="dim")), expand=False)
         for index, (k, v) in enumerate(value.items()):
@@ -105,7 +105,7 @@ def add_json_node(node: TreeNode[None], key: str, value: Any) -> None:
                 break
             add_json_node(child, f"[{index}]", item)
     else:
-        node.add_leaf(join(label, Text(": "), plain_line(json.dumps(value, ensure_ascii=False), 300)))
+        node.add_leaf(join(label, Text(": "), plain_line(json.dumps(value, ensure_ascii=False), LINE_LIMIT)))
 
 
 def json_tree(structured: Any) -> Tree[None]:

@@ -21,7 +21,7 @@ from textual.widgets import RichLog, Select, Static
 
 from rea_tui.host import LOG_LEVELS, Connection, LogRecord, at_least
 from rea_tui.ui.settings import settings_of
-from rea_tui.ui.text import plain_line
+from rea_tui.ui.text import WORD_LIMIT, plain_line
 
 # Lines the log widget keeps, and writes per batch (a flood is summarised, not painted line by line).
 LOG_LINES = 2_000
@@ -49,7 +49,7 @@ def log_line(record: LogRecord, show_timings: bool = True) -> Text:
     line = Text(f"{stamp} ", style="dim")
     line.append(f"{record.level:<9}", style=LEVEL_STYLES.get(record.level, "yellow"))
     if record.logger:
-        line.append_text(plain_line(record.logger, 40, style="italic"))
+        line.append_text(plain_line(record.logger, WORD_LIMIT, style="italic"))
         line.append(" ")
     line.append_text(plain_line(record.text, TEXT_LIMIT))
     return line

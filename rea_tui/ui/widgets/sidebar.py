@@ -17,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from rea_tui.ui.messages import NodeRef
-from rea_tui.ui.text import join, plain_line
+from rea_tui.ui.text import NAME_LIMIT, join, plain_line
 
 if TYPE_CHECKING:
     from rea_tui.host import Prompt, ServerCatalogs
@@ -113,7 +113,7 @@ class ServerTree(Tree[NodeRef]):
         return next((n for n in self.root.children if n.data is not None and n.data.name == server), None)
 
     def set_server(self, server: str, status: str, detail: str = "") -> TreeNode[NodeRef]:
-        label = join(Text("● ", style=STATUS_STYLES.get(status, "")), plain_line(server, 60, style="bold"))
+        label = join(Text("● ", style=STATUS_STYLES.get(status, "")), plain_line(server, NAME_LIMIT, style="bold"))
         # Ready says enough (the header and the server's details give the protocol); trouble gives its detail.
         shown = detail if detail and status != "ready" else ""
         tail = Text(f"  {status}{' · ' + shown if shown else ''}", style="dim")
@@ -132,23 +132,23 @@ class ServerTree(Tree[NodeRef]):
         sections: list[Section] = [
             (
                 "Prompts",
-                [(plain_line(p.label, 80), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
+                [(plain_line(p.label, NAME_LIMIT), NodeRef("prompt", server, p.name)) for p in catalogs.prompts.items],
             ),
             (
                 "Tools",
-                [(plain_line(t.label, 80), NodeRef("tool", server, t.name)) for t in catalogs.tools.items],
+                [(plain_line(t.label, NAME_LIMIT), NodeRef("tool", server, t.name)) for t in catalogs.tools.items],
             ),
             (
                 "Resources",
                 [
-                    (plain_line(r.name or r.uri, 80), NodeRef("resource", server, r.uri))
+                    (plain_line(r.name or r.uri, NAME_LIMIT), NodeRef("resource", server, r.uri))
                     for r in catalogs.resources.items
                 ],
             ),
             (
                 "Templates",
                 [
-                    (plain_line(t.name or t.uri_template, 80), NodeRef("template", server, t.uri_template))
+                    (plain_line(t.name or t.uri_template, NAME_LIMIT), NodeRef("template", server, t.uri_template))
                     for t in catalogs.templates.items
                 ],
             ),

@@ -11,7 +11,18 @@ from textual.widgets import Button, Label, ListItem, ListView, Markdown, Static
 
 from rea_tui.host import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, UnknownBlock, sanitize
 from rea_tui.ui.messages import ResourceLinkOpened, StepChosen
-from rea_tui.ui.text import join, notify_plain, plain, plain_line
+from rea_tui.ui.text import (
+    BODY_LIMIT,
+    LINE_LIMIT,
+    MESSAGE_LIMIT,
+    NAME_LIMIT,
+    PARAGRAPH_LIMIT,
+    WORD_LIMIT,
+    join,
+    notify_plain,
+    plain,
+    plain_line,
+)
 
 if TYPE_CHECKING:
     from rea_tui.host import ContentBlock, Workflow
@@ -38,10 +49,10 @@ class SafeMarkdown(Markdown):
 
 class StepItem(ListItem):
     def __init__(self, server: str, tool: str, number: int, description: str) -> None:
-        label = join(Text(f"{number}. ", style="bold"), plain_line(tool, 80, style="bold"))
+        label = join(Text(f"{number}. ", style="bold"), plain_line(tool, NAME_LIMIT, style="bold"))
         if description:
             label.append("  ")
-            label.append_text(plain_line(description, 200, style="dim"))
+            label.append_text(plain_line(description, LINE_LIMIT, style="dim"))
         super().__init__(Label(label), classes="step-item")
         self.server = server
         self.tool = tool
@@ -65,19 +76,21 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
         card.compose_add_child(Static(plain(f"{block.mime_type}, {size_text(block.size_bytes)} (not shown)")))
     elif isinstance(block, ResourceLinkBlock):
         card.border_title = "resource link"
-        body = join(Text(), plain_line(block.uri, 300, style="underline"), Text("  "), plain_line(block.name, 100))
+        body = join(
+            Text(), plain_line(block.uri, LINE_LIMIT, style="underline"), Text("  "), plain_line(block.name, NAME_LIMIT)
+        )
         if block.description:
             body.append("\n")
-            body.append_text(plain(block.description, 500))
+            body.append_text(plain(block.description, MESSAGE_LIMIT))
         card.compose_add_child(Static(body))
         card.compose_add_child(LinkButton(server, block.wire))
     elif isinstance(block, EmbeddedResourceBlock):
         card.border_title = "embedded resource"
         head = Text()
-        head.append_text(plain_line(block.uri or "(no uri)", 300, style="underline"))
+        head.append_text(plain_line(block.uri or "(no uri)", LINE_LIMIT, style="underline"))
         if block.text is not None:
             head.append("\n")
-            head.append_text(plain(block.text, 20_000))
+            head.append_text(plain(block.text, BODY_LIMIT))
         else:
             head.append(f"\nbinary, {size_text(block.blob_size or 0)} (not shown)", style="dim")
         card.compose_add_child(Static(head))
@@ -113,16 +126,16 @@ class WorkflowView(Vertical):
     async def show(self, server: str, workflow: Workflow) -> None:
         self.workflow = workflow
         self.server = server
-        heading = join(Text("Workflow: ", style="bold"), plain_line(workflow.prompt, 100, style="bold"))
+        heading = join(Text("Workflow: ", style="bold"), plain_line(workflow.prompt, NAME_LIMIT, style="bold"))
         if workflow.description:
             heading.append("\n")
-            heading.append_text(plain(workflow.description, 2_000, style="dim"))
+            heading.append_text(plain(workflow.description, PARAGRAPH_LIMIT, style="dim"))
         self.query_one("#workflow-empty", Static).update(heading)
         messages = self.query_one("#workflow-messages", Vertical)
         await messages.remove_children()
         widgets: list[Static | Markdown | Vertical] = []
         for message in workflow.messages:
-            widgets.append(Static(plain_line(message.role, 40, style="bold italic"), classes="message-role"))
+            widgets.append(Static(plain_line(message.role, WORD_LIMIT, style="bold italic"), classes="message-role"))
             for block in message.blocks:
                 if isinstance(block, TextBlock):
                     widgets.append(SafeMarkdown(sanitize(block.text, MARKDOWN_LIMIT), classes="message-text"))
