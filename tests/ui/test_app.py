@@ -399,3 +399,29 @@ async def test_several_servers_side_by_side() -> None:
         assert "first" in text and "second" in text
         tree = app.query_one(ServerTree)
         assert [n.data.name for n in tree.root.children if n.data] == ["first", "second"]
+
+
+async def test_the_list_starts_on_the_first_prompt_and_keeps_its_place_when_the_lists_change() -> None:
+    """Enter right away opens the first prompt; a refill (list_changed) leaves the cursor where it was."""
+    app = make_app([sample_spec("legacy")])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot, app)
+        tree = app.query_one(ServerTree)
+        hosted = app.session.hosted("sample")
+        assert hosted is not None
+        first = hosted.catalogs.prompts.items[0].name
+
+        def on(kind: str, name: str) -> bool:
+            data = tree.cursor_node.data if tree.cursor_node is not None else None
+            return data is not None and (data.kind, data.name) == (kind, name)
+
+        await wait_for(pilot, lambda: on("prompt", first), "the cursor on the first prompt")
+        await pilot.press("down")
+        second = hosted.catalogs.prompts.items[1].name
+        assert on("prompt", second)
+        tree.fill_server("sample", hosted.catalogs)  # as after prompts/list_changed
+        await pilot.pause()
+        assert on("prompt", second)
+        await pilot.press("enter")
+        form = app.query_one(ArgumentForm)
+        await wait_for(pilot, lambda: form.target is not None and form.target.name == second, "its form")

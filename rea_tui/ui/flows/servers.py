@@ -73,6 +73,8 @@ class ServerFlow(Flow):
         super().__init__(screen, session)
         self.offline = offline
         self.active_server = active_server
+        # The list's cursor is put on the first prompt once, when the first server is ready.
+        self._cursor_placed = False
         self.prefill = prefill
         # Why each server that is down went down (shown under "f5 to retry").
         self.failures: dict[str, str] = {}
@@ -173,6 +175,11 @@ class ServerFlow(Flow):
         settle_heap()
         self.tree.set_server(name, "ready", hosted.connection.protocol_version)
         self.tree.fill_server(name, hosted.catalogs)
+        if not self._cursor_placed:
+            # The list starts on the first prompt: enter opens it (the servers' own rows come first).
+            self._cursor_placed = True
+            # After the refresh that lays the new rows out: a node has no line until then.
+            self.tree.call_after_refresh(self.tree.move_to_first_entry)
         self.screen.post_message(ServerStatusChanged(name))
         form = self.screen.query_one(ArgumentForm)
         if form.target is None and name == self.active_server():

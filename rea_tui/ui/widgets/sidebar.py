@@ -196,7 +196,9 @@ class ServerTree(Tree[NodeRef]):
                 section.add_leaf(Text(f"… {len(items) - LEAF_LIMIT:,} more: filter with ctrl+f", style="dim italic"))
         node.expand()
         if selected is not None:
-            self.select_ref(selected, move_only=True)
+            # After the refresh that lays the new rows out: until then a node has no line to move to,
+            # and the cursor would land on the server's row.
+            self.call_after_refresh(self.select_ref, selected, move_only=True)
 
     def move_to_first_entry(self) -> None:
         """The cursor to the first prompt, tool, resource or template shown (the first match of a filter)."""
