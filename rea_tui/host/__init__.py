@@ -120,13 +120,13 @@ _EXPORTS: dict[str, str] = {
     "TRANSCRIPT_SUFFIX": "transcript",
     "render_json": "report",
     "render_markdown": "report",
-    "ReplayPlan": "replay",
+    "ReplayPlan": "replay_plan",
     "choose_servers": "replay_servers",
     "recorded_servers": "replay_servers",
-    "compare": "replay",
-    "entry_from_record": "replay",
-    "plan_replay": "replay",
-    "workflow_from_record": "replay",
+    "compare": "replay_plan",
+    "entry_from_record": "replay_plan",
+    "plan_replay": "replay_plan",
+    "workflow_from_record": "replay_plan",
     # the trust boundary
     "EgressViolation": "egress",
     "UNSAFE_CHARACTER": "egress",
@@ -320,11 +320,11 @@ if TYPE_CHECKING:
     from rea_tui.host.notes import NoteChanged as NoteChanged
     from rea_tui.host.notes import NoteKind as NoteKind
     from rea_tui.host.protocol_memory import ProtocolMemory as ProtocolMemory
-    from rea_tui.host.replay import ReplayPlan as ReplayPlan
-    from rea_tui.host.replay import compare as compare
-    from rea_tui.host.replay import entry_from_record as entry_from_record
-    from rea_tui.host.replay import plan_replay as plan_replay
-    from rea_tui.host.replay import workflow_from_record as workflow_from_record
+    from rea_tui.host.replay_plan import ReplayPlan as ReplayPlan
+    from rea_tui.host.replay_plan import compare as compare
+    from rea_tui.host.replay_plan import entry_from_record as entry_from_record
+    from rea_tui.host.replay_plan import plan_replay as plan_replay
+    from rea_tui.host.replay_plan import workflow_from_record as workflow_from_record
     from rea_tui.host.replay_servers import choose_servers as choose_servers
     from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.report import render_json as render_json

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from rea_tui.host.config import ServerSpec
-from rea_tui.host.replay import plan_replay
+from rea_tui.host.replay_plan import plan_replay
 from rea_tui.host.transcript import read_transcript
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef, StepChosen
