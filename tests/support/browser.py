@@ -7,8 +7,10 @@ import base64
 import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator
@@ -17,6 +19,8 @@ from typing import Any
 
 import aiohttp
 
+# Seconds the browser gets to exit on SIGTERM before its process group is killed.
+STOP_GRACE_SECONDS = 10
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -92,12 +96,15 @@ async def open_page(url: str) -> AsyncIterator[Page]:
     binary = chromium_path()
     if binary is None:
         raise RuntimeError("chromium is not installed (Debian package `chromium`; .ci/run installs it)")
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helpers (zygote, renderer, crashpad) can still write into the profile just after the
+    # browser exits: the whole process group is stopped, and a file written after that is no failure.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=True,
         )
         try:
             assert process.stderr is not None
@@ -125,8 +132,15 @@ async def open_page(url: str) -> AsyncIterator[Page]:
                 finally:
                     browser.close()
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_group(process)
+
+
+def stop_group(process: subprocess.Popen[str]) -> None:
+    """SIGTERM to the browser and its helpers, SIGKILL to what is left after a grace period."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=STOP_GRACE_SECONDS)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
