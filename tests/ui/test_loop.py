@@ -21,7 +21,7 @@ from textual import events
 from textual.widgets import Button, Input, ListView, OptionList, Select, Static, Tree
 from textual.widgets._select import SelectCurrent
 
-from rea_tui.host.evidence import EvidenceEntry
+from rea_tui.host.evidence import EvidenceEntry, Progress
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentForm
@@ -408,14 +408,22 @@ async def test_ctrl_b_cancels_a_running_call_and_tells_the_server() -> None:
         await open_tool(pilot, "slow_task", SAMPLE)
         await fill_tool_form(pilot, {"seconds": "20", "steps": "40"})
         await review(pilot)
+        rebuilds: list[object] = []
+        app.main.bindings_updated_signal.subscribe(app.main, rebuilds.append)
         await click(pilot, "#run-once")
+        entries = app.session.ledger.entries
         await wait_for(
-            pilot, lambda: app.session.ledger.entries and app.session.ledger.entries[0].progress is not None, "progress"
+            pilot, lambda: entries and (entries[0].progress or Progress(0, None, None)).progress >= 3, "3 steps"
         )
         assert "ctrl+b cancels the call" in screen_text(app)
+        assert "^b Cancel call" in screen_text(app)  # in the footer only while a call runs
+        # The footer is rebuilt when the call starts, not for each progress update (a rebuild takes a frame).
+        footer_rebuilds = len(rebuilds)
+        assert footer_rebuilds <= 3, rebuilds
         started = time.monotonic()
         await pilot.press("ctrl+b")
         entry = await finished(pilot, app, 1)
+        await wait_for(pilot, lambda: "^b Cancel call" not in screen_text(app), "ctrl+b gone from the footer")
         assert time.monotonic() - started < 5
         assert entry.outcome == "cancelled"
         assert "notifications/cancelled" in entry.error

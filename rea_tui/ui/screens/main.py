@@ -101,6 +101,8 @@ class MainScreen(Screen[None]):
             prefill=replay.next_elicitation if replay is not None else None,
         )
         self._shown_entries: set[str] = set()
+        # Whether a tool call is running (ctrl+b is shown only then).
+        self._call_running = False
         # Keys typed while a prompt's form opens (they went to the sidebar): they go to its first field.
         self._typed_ahead: list[str] | None = None
 
@@ -387,14 +389,27 @@ class MainScreen(Screen[None]):
             self._shown_entries.add(entry.id)
             self.post_message(ToolCallStarted(entry))
 
+    def _update_call_keys(self, entry: EvidenceEntry) -> None:
+        """The footer is rebuilt only when a call starts running or the last one ends: a rebuild takes
+        a frame's time, and a burst of entries or progress updates rebuilt it for every one."""
+        if not entry.finished:
+            running = True
+        elif self._call_running:
+            running = any(not other.finished for other in self.session.ledger.entries)
+        else:
+            return
+        if running != self._call_running:
+            self._call_running = running
+            self.refresh_bindings()
+
     async def on_tool_call_started(self, message: ToolCallStarted) -> None:
-        self.refresh_bindings()
+        self._update_call_keys(message.entry)
         # A new entry is selected, so its progress (or its result) shows.
         await self.query_one(EvidencePane).entry_changed(message.entry, select=True)
         self.show_pane("evidence")
 
     async def on_evidence_changed(self, message: EvidenceChanged) -> None:
-        self.refresh_bindings()
+        self._update_call_keys(message.entry)
         await self.query_one(EvidencePane).entry_changed(message.entry)
 
     @on(ResourceLinkOpened)
@@ -527,7 +542,7 @@ class MainScreen(Screen[None]):
             return self.zoomed
         if action == "cancel_call":
             # Shown (and taken) only while a call runs: the footer has room for what can be done now.
-            return any(not entry.finished for entry in self.session.ledger.entries)
+            return self._call_running
         if action == "next_pane":
             # Zoomed, there is one pane; wide, f6 still moves the focus (not shown: the footer is full).
             return not self.zoomed
