@@ -76,6 +76,13 @@ class CompletionPage:
         }
 
 
+def target_opening(result: Mapping[str, Any]) -> bool:
+    """A REA server's reply says its target is still opening (`_meta["rea/target"].state`): nothing is loaded."""
+    meta = result.get("_meta")
+    target = meta.get(TARGET_META) if isinstance(meta, dict) else None
+    return isinstance(target, dict) and target.get("state") == "opening"
+
+
 def server_notes(result: Mapping[str, Any]) -> tuple[list[str], bool]:
     """What a REA server's `_meta` says about a completion list; and whether its target is still opening."""
     meta = result.get("_meta")
@@ -93,7 +100,7 @@ def server_notes(result: Mapping[str, Any]) -> tuple[list[str], bool]:
         else:
             notes.append("names hidden: discovery was cut short (addresses only)")
     target = meta.get(TARGET_META)
-    opening = isinstance(target, dict) and target.get("state") == "opening"
+    opening = target_opening(result)
     if opening:
         notes.append("the target is still opening: suggestions follow when it is ready")
     elif isinstance(target, dict) and target.get("state") in ("none", "failed"):

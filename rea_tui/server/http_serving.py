@@ -60,10 +60,8 @@ def serve_http(app: ReaServer, host: str, port: int, token: str | None, startup:
     async def run() -> None:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(announce)
-            if startup is not None and startup.first:
-                await app.open_startup_target(startup.opener, startup.label)
-            elif startup is not None:
-                tasks.start_soon(app.open_startup_target, startup.opener, startup.label)
+            if startup is not None:
+                await app.open_startup_target(startup, tasks)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import mcp_types as types
@@ -36,11 +36,15 @@ from rea_tui.server.server_identity import (
     SERVER_VERSION,
 )
 from rea_tui.server.session_state import Session
-from rea_tui.server.target_switching import Opener
 from rea_tui.server.text_forms import to_json
 from rea_tui.server.tool_catalog import build_registry
 from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Plain, internal_context
 from rea_tui.server.tool_services import ToolServices
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from rea_tui.server.target_paths import StartupTarget
 
 SESSION_URI = "rea://session"
 PROCEDURE_TEMPLATE = "rea://documents/{document}/procedures/{procedure}"
@@ -147,8 +151,13 @@ class ReaServer:
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
-    async def open_startup_target(self, opener: Opener, label: str) -> None:
-        await self.services.switcher.open_startup(opener, label)
+    async def open_startup_target(self, startup: StartupTarget, tasks: TaskGroup) -> None:
+        """The target the server was started with: opened before requests are served with `--open-first`
+        (`startup.first`), otherwise in the background, in `tasks`."""
+        if startup.first:
+            await self.services.switcher.open_startup(startup.opener, startup.label)
+        else:
+            tasks.start_soon(self.services.switcher.open_startup, startup.opener, startup.label)
 
     # -- change notifications -----------------------------------------------------------------
 

@@ -54,10 +54,8 @@ def serve_stdio(front: StdioFront, app: ReaServer, startup: StartupTarget | None
             stdio_server(stdin=incoming, stdout=outgoing) as (read_stream, write_stream),
             anyio.create_task_group() as tasks,
         ):
-            if startup is not None and startup.first:
-                await app.open_startup_target(startup.opener, startup.label)
-            elif startup is not None:
-                tasks.start_soon(app.open_startup_target, startup.opener, startup.label)
+            if startup is not None:
+                await app.open_startup_target(startup, tasks)
             await app.server.run(read_stream, write_stream, app.initialization_options())
             tasks.cancel_scope.cancel()
 

@@ -18,6 +18,7 @@ from rea_tui.host.audit.matching import fold, folded_prefix_of
 from rea_tui.host.audit.report import Exchange
 from rea_tui.host.audit.rules import INVALID_PARAMS, MAX_VALUE_CHARS, MAX_VALUES, Severity
 from rea_tui.host.audit.visible import visible_json
+from rea_tui.host.completion import target_opening
 
 QUOTE_LIMIT: Final = 60
 LIST_LIMIT: Final = 3
@@ -207,16 +208,9 @@ def _signature(exchange: Exchange) -> tuple[Any, ...]:
     return (exchange.outcome, exchange.error_code)
 
 
-# REA's reply meta while its target still opens: the reply is empty because nothing is loaded yet.
-TARGET_META_KEY = "rea/target"
-
-
 def _still_opening(exchange: Exchange) -> bool:
-    """The server said its data was not loaded yet (REA: `_meta["rea/target"].state == "opening"`)."""
-    result = exchange.result if isinstance(exchange.result, dict) else {}
-    meta = result.get("_meta")
-    target = meta.get(TARGET_META_KEY) if isinstance(meta, dict) else None
-    return isinstance(target, dict) and target.get("state") == "opening"
+    """The server said its data was not loaded yet (REA's target still opening)."""
+    return isinstance(exchange.result, dict) and target_opening(exchange.result)
 
 
 def determinism_issues(first: Exchange, second: Exchange, what: str = "the same request") -> list[Issue]:
