@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "ConnectionLost": "events",
     "HostEvent": "events",
     "ListChanged": "events",
+    "ListsPreviewed": "events",
     "LogMessageReceived": "events",
     # what a server offers
     "ContentBlock": "models",
@@ -275,6 +276,7 @@ if TYPE_CHECKING:
     from rea_tui.host.events import ConnectionLost as ConnectionLost
     from rea_tui.host.events import HostEvent as HostEvent
     from rea_tui.host.events import ListChanged as ListChanged
+    from rea_tui.host.events import ListsPreviewed as ListsPreviewed
     from rea_tui.host.events import LogMessageReceived as LogMessageReceived
     from rea_tui.host.events import ResourceUpdated as ResourceUpdated
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS

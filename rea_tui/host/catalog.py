@@ -26,6 +26,7 @@ from rea_tui.host.models import (
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
+    from rea_tui.host.early_lists import EarlyLists
 
 ItemT = TypeVar("ItemT")
 
@@ -53,11 +54,19 @@ class Catalog(Generic[ItemT]):
             self.items, self.skipped, self.loaded = [], 0, True
             return self.items
         raw = await self.connection.paginate(self.method, self.key)
+        self._take(raw)
+        return self.items
+
+    def seed(self, raw: list[Any]) -> None:
+        """Items read before the connection was ready (`Connection.early`); never over a refresh."""
+        if not self.loaded:
+            self._take(raw)
+
+    def _take(self, raw: list[Any]) -> None:
         parsed = [self._parse(item) for item in raw]
         self.items = [item for item in parsed if item is not None]
         self.skipped = len(parsed) - len(self.items)
         self.loaded = True
-        return self.items
 
 
 class PromptCatalog(Catalog[Prompt]):
@@ -117,6 +126,13 @@ class ServerCatalogs:
         self.tools = ToolCatalog(connection)
         self.resources = ResourceCatalog(connection)
         self.templates = TemplateCatalog(connection)
+
+    def seed(self, early: EarlyLists) -> None:
+        """What the early lists read, shown until the session's own lists come (see early_lists)."""
+        for catalog in (self.prompts, self.tools, self.resources, self.templates):
+            items = early.items.get(catalog.method)
+            if items is not None:
+                catalog.seed(items)
 
     async def refresh_all(self) -> None:
         """All four lists, asked for at once (one round trip of waiting, not four).

@@ -38,6 +38,7 @@ from rea_tui.host.events import (
     HostEvent,
     ListChanged,
     ListKind,
+    ListsPreviewed,
 )
 from rea_tui.host.http_status import HttpStatusLog
 from rea_tui.host.http_transport import http_transport
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from mcp import Client
 
     from rea_tui.host.auth.provider import Login
+    from rea_tui.host.early_lists import EarlyLists
 
 __all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState", "ProgressCallback", "load_sdk"]
 
@@ -70,6 +72,14 @@ EventListener = Callable[[HostEvent], None]
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
 MODERN_VERSION = "2026-07-28"
+# What the SDK's client advertises for the callbacks `_own` registers (sampling, form and URL elicitation,
+# roots with list changes): the early lists are asked for as it will ask (a test compares the two on the wire).
+CLIENT_CAPABILITIES: dict[str, Any] = {
+    "sampling": {},
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {"listChanged": True},
+}
+_META_PREFIX = "io.modelcontextprotocol/"
 
 
 def load_sdk() -> None:
@@ -90,10 +100,22 @@ class Connection(RequestSender, ServerCallbacks):
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         memory: ProtocolMemory | None = None,
         started: subprocess.Popen[bytes] | None = None,
+        preview_lists: bool = False,
     ) -> None:
-        """`started`: the stdio server's process, if it was started early (used by the first start only)."""
+        """`started`: the stdio server's process, if it was started early (used by the first start only).
+
+        `preview_lists`: on the first start, while the SDK loads and the session comes up, ask the stdio
+        server for its lists directly (2026-07-28, see early_lists) and report them (`ListsPreviewed`).
+        """
         self.spec = spec
         self._started = started
+        self.preview_lists = preview_lists
+        # The lists read while the SDK loaded (see early_lists), until the session is ready.
+        self.early: EarlyLists | None = None
+        # Set whenever the connection is not connecting: requests made while it connects wait for it.
+        self._settled = asyncio.Event()
+        self._settled.set()
+        self._preview: asyncio.Task[None] | None = None
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.memory = memory
@@ -196,6 +218,53 @@ class Connection(RequestSender, ServerCallbacks):
                 await self.request("resources/subscribe", {"uri": uri})
 
     async def _start(self, mode: str) -> None:
+        self._settled.clear()
+        try:
+            await self._bring_up(mode)
+        finally:
+            self._settled.set()
+            await self._end_preview()
+
+    async def wait_settled(self) -> None:
+        """Until the connection is not connecting (ready or failed); at most the connect timeout."""
+        if self.state == "connecting":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settled.wait(), self.connect_timeout)
+
+    def _start_preview(self, mode: str) -> None:
+        """Ask for the lists while the SDK loads, if this is a stdio connection that may (see early_lists).
+
+        Not in "legacy" mode: only a server that answered 2026-07-28 before gets requests outside a handshake.
+        """
+        if self.preview_lists and self._process is not None and mode == "auto":
+            self._preview = asyncio.create_task(self._read_early_lists(self._process), name=f"early lists {self.name}")
+        self.preview_lists = False  # the first start only, like `started`
+
+    async def _end_preview(self) -> None:
+        """Connected (or not): the session's own lists count from now on."""
+        preview, self._preview = self._preview, None
+        if preview is not None:
+            preview.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await preview
+
+    async def _read_early_lists(self, process: StdioProcess) -> None:
+        from rea_tui.host.early_lists import fetch_early_lists
+
+        meta = {
+            f"{_META_PREFIX}protocolVersion": MODERN_VERSION,
+            f"{_META_PREFIX}clientInfo": {"name": "rea-tui", "version": __version__},
+            f"{_META_PREFIX}clientCapabilities": CLIENT_CAPABILITIES,
+        }
+        early = await fetch_early_lists(process, meta, MODERN_VERSION)
+        if early is not None and self.state == "connecting":
+            self.early = early
+            # What the server declared (the session's own discover sets them again when it is ready).
+            self.capabilities = early.capabilities
+            self.traffic.record_event("lists/preview", "the lists, read while the SDK loaded")
+            self._emit(ListsPreviewed(self.name))
+
+    async def _bring_up(self, mode: str) -> None:
         self.state = "connecting"
         self._connect_mark = self.http_status.mark()
         self._closing = False
@@ -210,6 +279,7 @@ class Connection(RequestSender, ServerCallbacks):
             except HostError as exc:
                 self._fail(exc)
                 raise
+        self._start_preview(mode)
         await asyncio.to_thread(load_sdk)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._own(mode, ready), name=f"mcp-connection {self.name}")
@@ -232,6 +302,7 @@ class Connection(RequestSender, ServerCallbacks):
             raise
         self.state = "ready"
         self.last_error = None
+        self.early = None
         if self.memory is not None and self.spec.protocol == "auto":
             self.memory.remember(self.spec.fingerprint, "modern" if self.modern else "legacy")
 

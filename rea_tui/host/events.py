@@ -54,4 +54,11 @@ class ConnectionLost:
     message: str
 
 
-HostEvent = ListChanged | LogMessageReceived | ResourceUpdated | BadOutputReceived | ConnectionLost
+@dataclass(frozen=True)
+class ListsPreviewed:
+    """The server's lists were read while the connection was still coming up (`Connection.early`)."""
+
+    server: str
+
+
+HostEvent = ListChanged | LogMessageReceived | ResourceUpdated | BadOutputReceived | ConnectionLost | ListsPreviewed

@@ -19,7 +19,7 @@ from rea_tui.host.completion import CompletionFeed
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.connection import DEFAULT_TIMEOUT, Connection
 from rea_tui.host.errors import MALFORMED_RESULT, ProtocolError
-from rea_tui.host.events import HostEvent
+from rea_tui.host.events import HostEvent, ListsPreviewed
 from rea_tui.host.models import EmbeddedResourceBlock, parse_resource_contents
 from rea_tui.host.protocol_memory import ProtocolMemory
 
@@ -49,10 +49,16 @@ class HostedServer:
         timeout: float = DEFAULT_TIMEOUT,
         memory: ProtocolMemory | None = None,
         started: subprocess.Popen[bytes] | None = None,
+        preview_lists: bool = False,
     ) -> None:
+        """`preview_lists`: show the lists read while the SDK loads (`Connection`), before the connection is ready."""
         self.spec = spec
-        self.connection = Connection(spec, timeout=timeout, connect_timeout=timeout, memory=memory, started=started)
+        self.connection = Connection(
+            spec, timeout=timeout, connect_timeout=timeout, memory=memory, started=started, preview_lists=preview_lists
+        )
         self.catalogs = ServerCatalogs(self.connection)
+        # Subscribed before anyone else, so the catalogs hold the early lists when the event reaches the UI.
+        self.connection.subscribe(self._seed_catalogs)
         self.completions = CompletionFeed(self.connection, wire_names=self.catalogs.wire_names)
         self.target: str | None = None
         # What rea://session says of the target ("opening", "ready", ...); None for other servers.
@@ -98,6 +104,16 @@ class HostedServer:
             self.completions.cancel_all()
             await self.completions.settle()
             await self.connection.close()
+
+    def _seed_catalogs(self, event: HostEvent) -> None:
+        early = self.connection.early
+        if isinstance(event, ListsPreviewed) and early is not None:
+            self.catalogs.seed(early)
+
+    @property
+    def previewed(self) -> bool:
+        """Connecting, with the early lists in the catalogs: a form can open; its requests wait for the connection."""
+        return self.connection.state == "connecting" and self.catalogs.prompts.loaded
 
     async def on_event(self, event: HostEvent) -> bool:
         """Keep the catalogs current; True when one was refreshed."""

@@ -73,6 +73,9 @@ class RequestSender:
     def _session(self) -> Any:
         raise NotImplementedError
 
+    async def wait_settled(self) -> None:
+        raise NotImplementedError
+
     def _emit(self, event: HostEvent) -> None:
         raise NotImplementedError
 
@@ -102,6 +105,8 @@ class RequestSender:
 
         from rea_tui.host.sdk_request import RAW_RESULT, RawRequest
 
+        # A request made while the connection comes up (a form opened from the early lists) waits for it.
+        await self.wait_settled()
         session = self._session()
         sent = dict(params or {})
         if self.modern and self.log.level is not None:

@@ -133,6 +133,11 @@ class Session:
         hosted = self._servers.get(name)
         return hosted if hosted is not None and hosted.ready else None
 
+    def browsable(self, name: str) -> HostedServer | None:
+        """The server if it is ready, or connecting with its early lists shown (its requests wait for it)."""
+        hosted = self._servers.get(name)
+        return hosted if hosted is not None and (hosted.ready or hosted.previewed) else None
+
     def state(self, name: str) -> ServerState:
         hosted = self._servers.get(name)
         if hosted is None and name in self._unstarted and name not in self._connecting:
@@ -148,11 +153,14 @@ class Session:
         hosted_module = await asyncio.to_thread(importlib.import_module, "rea_tui.host.hosted")
         from rea_tui.host.protocol_memory import ProtocolMemory
 
+        started = self._started.pop(name, None)
         hosted: HostedServer = hosted_module.HostedServer(
             self.spec(name),
             timeout=self.timeout,
             memory=ProtocolMemory() if self._remember else None,
-            started=self._started.pop(name, None),
+            started=started,
+            # A server started before the app (the TUI's start) shows its lists while the SDK loads.
+            preview_lists=started is not None,
         )
         hosted.completions.log = self.completion_log
         hosted.connection.subscribe(self.events.emit)
@@ -254,7 +262,7 @@ class Session:
     async def render_prompt(self, server: str, name: str, values: dict[str, str]) -> Workflow:
         from rea_tui.host.workflow import render_prompt
 
-        hosted = self._require(server)
+        hosted = await self._require(server)
         prompt = hosted.catalogs.prompts.get(name)
         workflow = await render_prompt(hosted.connection, prompt or name, values, hosted.catalogs.tools.items)
         self.recorder.workflow(server, workflow)
@@ -283,7 +291,7 @@ class Session:
         """Run an approved call; its entry is in the ledger (and the transcript) whatever happened."""
         from rea_tui.host.tool_call import run_tool_call
 
-        hosted = self._require(server)
+        hosted = await self._require(server)
         return await run_tool_call(
             hosted.connection,
             self.ledger,
@@ -299,11 +307,15 @@ class Session:
         """Read a resource into the ledger; `uri` as listed (display-safe) or as the server wrote it."""
         from rea_tui.host.tool_call import run_resource_read
 
-        hosted = self._require(server)
+        hosted = await self._require(server)
         listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None)
         return await run_resource_read(hosted, self.ledger, listed.wire if listed is not None else uri)
 
-    def _require(self, server: str) -> HostedServer:
+    async def _require(self, server: str) -> HostedServer:
+        """The ready server; one still connecting is waited for (a form opened from its early lists)."""
+        connecting = self._servers.get(server)
+        if connecting is not None:
+            await connecting.connection.wait_settled()
         hosted = self.ready(server)
         if hosted is None:
             state = self.state(server) if server in self.names else None

@@ -25,7 +25,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from rea_tui.host.config import ServerSpec
-from rea_tui.host.errors import ServerUnavailable
+from rea_tui.host.errors import HostError, ServerUnavailable
 from rea_tui.host.traffic import REDACTED, TrafficLog
 
 if TYPE_CHECKING:
@@ -111,6 +111,14 @@ class StderrBuffer:
         return "\n".join(self.text().rstrip("\n").split("\n")[-lines:]) if self._data else ""
 
 
+def _id_key(value: Any) -> str:
+    """Request ids compare by JSON value: 1 and "1" are different ids."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def start_server_process(spec: ServerSpec) -> subprocess.Popen[bytes]:
     """Start a stdio server. Plain `subprocess`, so it can run before any event loop (or the SDK) exists."""
     try:
@@ -134,14 +142,22 @@ class _PipeReader:
         self._pipe = pipe
         self._reader: asyncio.StreamReader | None = None
         self._transport: asyncio.BaseTransport | None = None
+        self._opening: asyncio.Future[asyncio.StreamReader] | None = None
 
     async def _open(self) -> asyncio.StreamReader:
         if self._reader is None:
-            loop = asyncio.get_running_loop()
-            reader = asyncio.StreamReader(limit=1 << 20)
-            self._transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self._pipe)
-            self._reader = reader
+            if self._opening is None:
+                self._opening = asyncio.ensure_future(self._connect())
+            # Shielded: a reader cancelled while the pipe is being connected (the early reader, when the
+            # session takes over) must not leave it half connected for the next one.
+            self._reader = await asyncio.shield(self._opening)
         return self._reader
+
+    async def _connect(self) -> asyncio.StreamReader:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 20)
+        self._transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self._pipe)
+        return reader
 
     def __aiter__(self) -> _PipeReader:
         return self
@@ -153,6 +169,8 @@ class _PipeReader:
         return chunk
 
     def close(self) -> None:
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
         if self._transport is not None:
             self._transport.close()
         else:
@@ -165,19 +183,25 @@ class _PipeWriter:
     def __init__(self, pipe: IO[bytes]) -> None:
         self._pipe = pipe
         self._writer: asyncio.StreamWriter | None = None
+        self._opening: asyncio.Future[asyncio.StreamWriter] | None = None
 
     async def send(self, data: bytes) -> None:
         if self._writer is None:
-            loop = asyncio.get_running_loop()
-            transport, protocol = await loop.connect_write_pipe(
-                lambda: asyncio.streams.FlowControlMixin(),
-                self._pipe,
-            )
-            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+            if self._opening is None:
+                self._opening = asyncio.ensure_future(self._connect())
+            # Shielded, as the reader's: a cancelled first writer must not leave the pipe half connected.
+            self._writer = await asyncio.shield(self._opening)
         self._writer.write(data)
         await self._writer.drain()
 
+    async def _connect(self) -> asyncio.StreamWriter:
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.connect_write_pipe(lambda: asyncio.streams.FlowControlMixin(), self._pipe)
+        return asyncio.StreamWriter(transport, protocol, None, loop)
+
     def close(self) -> None:
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
         if self._writer is not None:
             self._writer.close()
         else:
@@ -211,6 +235,14 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         # Why reading the server's output stopped, when it was not the server closing it.
         self.failure: str | None = None
         self._streams: list[Any] = []
+        # Before the SDK reads this process (`early_request`): the replies awaited, by request id; every
+        # id sent so far (a late reply to one is not the SDK's); the lines held for the SDK's session;
+        # and the start of a line not yet ended.
+        self._early_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._early_ids: set[str] = set()
+        self._held: list[bytes] = []
+        self._partial = bytearray()
+        self._early_reader: asyncio.Task[None] | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -233,8 +265,81 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         self._stderr_pipe = _PipeReader(process.stderr)
         self._traffic.record_event("process/started", f"pid {process.pid}: {self._spec.display_target()}")
 
+    # -- before the SDK reads the process ----------------------------------------------------
+
+    async def early_request(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a request of the host's own, apart from the SDK's session (even before it exists); its reply, raw.
+
+        Until the session reads this process, every other line the server writes is held, in order, for
+        it. Raises ServerUnavailable when the output ends first.
+        """
+        assert self._stdin is not None, "only after spawn"
+        key = _id_key(request.get("id"))
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._early_waiters[key] = future
+        self._early_ids.add(key)
+        if self._early_reader is None and self._tg is None:
+            self._early_reader = asyncio.create_task(self._read_early(), name="early reader")
+        data = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        self._traffic.record_message("out", request, size=len(data))
+        try:
+            await self._stdin.send(data)
+            return await future
+        finally:
+            self._early_waiters.pop(key, None)
+
+    async def _read_early(self) -> None:
+        # Only the read awaits, so the session can take over between any two chunks without losing a byte.
+        assert self._stdout is not None
+        with suppress(OSError):
+            async for chunk in self._stdout:
+                self._partial += chunk
+                while (end := self._partial.find(b"\n")) != -1:
+                    line = bytes(self._partial[:end])
+                    del self._partial[: end + 1]
+                    self._early_line(line)
+                if len(self._partial) > MAX_MESSAGE_BYTES:
+                    break  # the session's reader drops it
+        self._end_early(ServerUnavailable(f"{self._spec.name}: the server's output ended"))
+
+    def _early_line(self, line: bytes) -> None:
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict) and self._is_early_reply(obj):
+            self._traffic.record_message("in", obj, size=len(line))
+            self._answer_early(obj)
+        else:
+            self._held.append(line)
+
+    def _is_early_reply(self, obj: dict[str, Any]) -> bool:
+        return bool(self._early_ids) and "method" not in obj and _id_key(obj.get("id")) in self._early_ids
+
+    def _answer_early(self, reply: dict[str, Any]) -> None:
+        """A reply to one of the host's own requests (a late one, its asker gone, is dropped)."""
+        waiter = self._early_waiters.get(_id_key(reply.get("id")))
+        if waiter is not None and not waiter.done():
+            waiter.set_result(reply)
+
+    def _end_early(self, error: HostError) -> None:
+        for waiter in self._early_waiters.values():
+            if not waiter.done():
+                waiter.set_exception(error)
+
+    async def _stop_early(self) -> None:
+        """The session's reader takes over (it answers the host's own requests from then on)."""
+        reader, self._early_reader = self._early_reader, None
+        if reader is not None:
+            reader.cancel()
+            with suppress(asyncio.CancelledError):
+                await reader
+
+    # -- the SDK's session ------------------------------------------------------------------------
+
     async def __aenter__(self) -> Streams:
         await self.spawn()
+        await self._stop_early()
         to_session, session_reads = anyio.create_memory_object_stream["SessionMessage | Exception"](64)
         session_writes, from_session = anyio.create_memory_object_stream["SessionMessage"](64)
         self._streams = [to_session, session_reads, session_writes, from_session]
@@ -247,10 +352,14 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
 
     async def _read_stdout(self, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         assert self._stdout is not None
-        buffer = bytearray()
+        # What was read before the session took over comes first.
+        buffer, self._partial = self._partial, bytearray()
         dropping = False
         async with to_session:
             try:
+                held, self._held = self._held, []
+                for line in held:
+                    await self._deliver(line, to_session)
                 async for chunk in self._stdout:
                     start = 0
                     while (end := chunk.find(b"\n", start)) != -1:
@@ -277,6 +386,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                 self._traffic.record_event("reader/failed", self.failure)
                 self.exited.set()
             finally:
+                self._end_early(ServerUnavailable(f"{self._spec.name}: the server's output ended"))
                 if not self.exited.is_set():
                     await self._wait_for_exit()
 
@@ -298,6 +408,9 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             return
         if isinstance(obj, dict):
             self._traffic.record_message("in", obj, size=len(line))
+            if self._is_early_reply(obj):
+                self._answer_early(obj)  # not the session's
+                return
         else:
             self._traffic.record_garbage("in", line[:2000].decode("utf-8", errors="replace"))
         try:

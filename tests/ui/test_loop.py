@@ -348,7 +348,7 @@ async def test_three_round_narrowing_through_the_picker() -> None:
         await select_evidence(pilot, "E3")
         assert "follows E2 (narrowing round 3)" in detail_text(app)
         options = app.main.query_one("#evidence-list", OptionList).options
-        listed = [re.sub(r"  [\d,]+ ms$", "", str(option.prompt)) for option in options]
+        listed = [re.sub(r"  [\d,.]+ m?s$", "", str(option.prompt)) for option in options]
         assert listed == [
             "E1     ✓ ok  inspect_procedure  ? round 1",
             "E2     ✓ ok  inspect_procedure  ? round 2",

@@ -84,7 +84,8 @@ async def test_the_served_app_shows_the_prompt_list_in_a_browser(tmp_path: Path)
                 await asyncio.sleep(1.0)
                 shot = await page.screenshot(tmp_path / f"web-{attempt}.png")
                 text = await asyncio.to_thread(read_screen, shot)
-                if "Investigate a feature" in text and "Prompts (6)" in text:
+                # The list shows while the session still comes up (the early lists); the header says when it is up.
+                if "Investigate a feature" in text and "Prompts (6)" in text and "protocol 2026-07-28" in text:
                     break
         assert "Prompts (6)" in text, text
         # A long title gives way (ending in an ellipsis) before its argument counts do.

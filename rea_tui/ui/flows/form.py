@@ -53,7 +53,7 @@ class FormFlow(Flow):
 
     async def select(self, ref: NodeRef) -> bool:
         """Show the prompt's or template's form; False when the server no longer offers it."""
-        hosted = self.session.ready(ref.server)
+        hosted = self.session.browsable(ref.server)
         if hosted is None:
             return False
         if ref.kind == "prompt":
@@ -125,7 +125,7 @@ class FormFlow(Flow):
         target = self.form.target
         if target is None:
             return None
-        hosted = self.session.ready(target.server)
+        hosted = self.session.browsable(target.server)
         if hosted is None or not hosted.completions.supported:
             return None
         return hosted, CompletionRef("prompt" if target.kind == "prompt" else "template", target.name)
@@ -216,7 +216,7 @@ class FormFlow(Flow):
         if target.kind == "prompt":
             self.run_job(self._render(target, values), RENDER_GROUP, exclusive=True)
             return
-        hosted = self.session.ready(target.server)
+        hosted = self.session.browsable(target.server)
         template = hosted.catalogs.templates.get(target.name) if hosted is not None else None
         if template is not None:
             self.screen.post_message(ResourceLinkOpened(target.server, template.expand(values)))

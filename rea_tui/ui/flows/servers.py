@@ -175,15 +175,26 @@ class ServerFlow(Flow):
         settle_heap()
         self.tree.set_server(name, "ready", hosted.connection.protocol_version)
         self.tree.fill_server(name, hosted.catalogs)
+        self._place_cursor()
+        self.screen.post_message(ServerStatusChanged(name))
+        form = self.screen.query_one(ArgumentForm)
+        if form.target is None and name == self.active_server():
+            self.screen.call_later(self._show_placeholder)
+
+    def previewed(self, name: str) -> None:
+        """The lists read while the connection comes up: shown (and opened) now; requests wait for it."""
+        hosted = self.session.hosted(name)
+        if hosted is None or not hosted.previewed:
+            return
+        self.tree.fill_server(name, hosted.catalogs)
+        self._place_cursor()
+
+    def _place_cursor(self) -> None:
         if not self._cursor_placed:
             # The list starts on the first prompt: enter opens it (the servers' own rows come first).
             self._cursor_placed = True
             # After the refresh that lays the new rows out: a node has no line until then.
             self.tree.call_after_refresh(self.tree.move_to_first_entry)
-        self.screen.post_message(ServerStatusChanged(name))
-        form = self.screen.query_one(ArgumentForm)
-        if form.target is None and name == self.active_server():
-            self.screen.call_later(self._show_placeholder)
 
     async def _show_placeholder(self) -> None:
         form = self.screen.query_one(ArgumentForm)
@@ -309,11 +320,13 @@ class ServerFlow(Flow):
     # ------------------------------------------------------------ what a connection reports
 
     def host_event(self, event: HostEvent) -> None:
-        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged
+        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged, ListsPreviewed
 
         app = self.screen.app
         if isinstance(event, ListChanged):
             self.refresh(event.server, event)
+        elif isinstance(event, ListsPreviewed):
+            self.previewed(event.server)
         elif isinstance(event, ConnectionLost):
             self.failures[event.server] = event.message
             self.tree.set_server(event.server, "exited", f"code {event.exit_code}")

@@ -68,7 +68,7 @@ class ToolCallFlow(Flow):
         from rea_tui.ui.screens.tool_form import ToolFormScreen
 
         app = self.screen.app
-        if self.session.ready(server) is None:
+        if self.session.browsable(server) is None:
             notify_plain(app, f"{server} is not connected (f5 reconnects).", severity="warning")
             return
         tool = self.session.tool(server, tool_name)

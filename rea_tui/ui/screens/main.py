@@ -329,7 +329,8 @@ class MainScreen(Screen[None]):
         if ref.kind == "server" and self.query_one(ArgumentForm).target is None:
             await self.show_server_details(ref.server)
             return
-        if state.status != "ready":
+        if self.session.browsable(ref.server) is None:
+            self._typed_ahead = None
             return
         if ref.kind in ("prompt", "template"):
             typed, self._typed_ahead = self._typed_ahead, None
