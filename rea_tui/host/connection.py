@@ -26,6 +26,7 @@ import anyio
 from rea_tui import __version__
 from rea_tui.host.callbacks import ServerCallbacks
 from rea_tui.host.config import ServerSpec
+from rea_tui.host.early_lists import EarlyLists, fetch_early_lists
 from rea_tui.host.errors import (
     HostError,
     ProtocolError,
@@ -57,8 +58,6 @@ if TYPE_CHECKING:
     from mcp import Client
 
     from rea_tui.host.auth.provider import Login
-    from rea_tui.host.early_lists import EarlyLists
-
 __all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState", "ProgressCallback", "load_sdk"]
 
 # The SDK logs protocol faults through `logging`; in a TUI nothing may reach
@@ -249,8 +248,6 @@ class Connection(RequestSender, ServerCallbacks):
                 await preview
 
     async def _read_early_lists(self, process: StdioProcess) -> None:
-        from rea_tui.host.early_lists import fetch_early_lists
-
         meta = {
             f"{_META_PREFIX}protocolVersion": MODERN_VERSION,
             f"{_META_PREFIX}clientInfo": {"name": "rea-tui", "version": __version__},

@@ -94,16 +94,22 @@ def install_interaction_handlers(
     recorder: SessionRecorder,
     prefill: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> None:
-    """`prefill(server)` may give the values to put in the next elicitation form (replays)."""
-    from rea_tui.ui.screens.elicitation import ElicitationScreen, SamplingScreen
+    """`prefill(server)` may give the values to put in the next elicitation form (replays).
+
+    The dialogs (and the schema machinery they import) load with the first question, not with each server.
+    """
 
     async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+        from rea_tui.ui.screens.elicitation import ElicitationScreen
+
         initial = prefill(request.server) if prefill is not None and request.mode == "form" else None
         answer: ElicitationAnswer = await queue.ask(lambda: ElicitationScreen(request, initial), request.server)
         recorder.elicitation(request, answer)
         return answer
 
     async def sample(request: SamplingRequest) -> SamplingAnswer:
+        from rea_tui.ui.screens.elicitation import SamplingScreen
+
         answer: SamplingAnswer = await queue.ask(lambda: SamplingScreen(request), request.server)
         recorder.sampling(request, answer)
         return answer
