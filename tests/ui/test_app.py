@@ -112,6 +112,25 @@ async def test_has_more_footer_and_empty_message() -> None:
         assert feature.dropdown.is_open and feature.dropdown.footer.region.height >= 1
 
 
+async def test_typing_past_the_field_scrolls_it_and_deleting_brings_the_start_back() -> None:
+    # The field repaints on a keystroke without laying out the screen, so it clamps its own scroll.
+    app = make_app([sample_spec("legacy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        form = await open_prompt(pilot, app, "investigate")
+        feature = form.field("feature")
+        assert feature is not None
+        feature.input.focus()
+        await pilot.pause()
+        typed = "x" * (feature.input.scrollable_content_region.width + 20)
+        await pilot.press(*typed)
+        assert feature.value == typed and feature.input.virtual_size.width == len(typed) + 1
+        assert feature.input.scroll_x > 0  # the cursor at the end stays in view
+        await pilot.press(*["backspace"] * (len(typed) - 2))
+        await pilot.pause()
+        assert feature.value == "xx" and feature.input.scroll_x == 0
+
+
 async def test_required_fields_are_checked_before_rendering() -> None:
     app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:

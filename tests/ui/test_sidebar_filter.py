@@ -85,3 +85,31 @@ async def test_enter_in_the_filter_puts_the_cursor_on_the_first_match() -> None:
         assert (tree.cursor_node.data.kind, tree.cursor_node.data.name) == ("tool", "slow_task")
         await pilot.press("enter")  # opens it, as selecting it in the tree does
         await wait_for(pilot, lambda: len(app.screen_stack) > 1, "the tool's form")
+
+
+async def test_narrowing_and_widening_the_filter_match_a_fresh_filter_and_keep_the_cursor() -> None:
+    # Typing on narrows the last matches; deleting starts again from every entry: both must agree with a
+    # filter typed afresh, and the entry under the cursor keeps it while it still matches.
+    app = make_app([sample_spec("legacy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        tree = app.query_one(ServerTree)
+        fresh: dict[str, dict[str, list[str]]] = {}
+        for text in ("s", "sl"):
+            tree.filter("")
+            tree.filter(text)
+            fresh[text] = shown(app)
+        tree.filter("")
+        from rea_tui.ui.messages import NodeRef
+
+        assert tree.select_ref(NodeRef("tool", "sample", "slow_task"), move_only=True)
+        await pilot.press("ctrl+f", "s", "l", "o")
+        await wait_for(pilot, lambda: tree.filter_text == "slo", "the narrowed filter")
+        assert tree.cursor_node is not None and tree.cursor_node.data == NodeRef("tool", "sample", "slow_task")
+        await pilot.press("backspace")
+        await wait_for(pilot, lambda: tree.filter_text == "sl", "the widened filter")
+        assert shown(app) == fresh["sl"]
+        await pilot.press("backspace")
+        await wait_for(pilot, lambda: tree.filter_text == "s", "the wider filter")
+        assert shown(app) == fresh["s"] and fresh["s"] != fresh["sl"]
+        assert tree.cursor_node is not None and tree.cursor_node.data == NodeRef("tool", "sample", "slow_task")

@@ -16,7 +16,9 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.widgets import Button, Input, Static
 
 from rea_tui.host import sanitize_line
@@ -55,6 +57,12 @@ class ArgumentInput(Input):
     it (tabbing through a form fills nothing). The highlighted suggestion's
     remainder shows dimmed after the cursor; right arrow at the end takes it.
     """
+
+    # Input sets its virtual size to the text's width on every keystroke, and Widget declares that
+    # reactive with layout=True: a reflow and full repaint of the screen per key, before the completion
+    # request could go out. The field's own size never depends on it (width 100%, height 3), so a
+    # repaint is enough (Input scrolls to its cursor itself, against the new virtual size).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     class Accepted(Message):
         def __init__(self, field: ArgumentField, value: str) -> None:

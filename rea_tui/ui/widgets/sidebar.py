@@ -80,6 +80,8 @@ class ServerTree(Tree[NodeRef]):
         self._sections: dict[str, list[Section]] = {}
         self._search: dict[str, dict[NodeRef, str]] = {}
         self._catalogs: dict[str, ServerCatalogs] = {}
+        # Per server, per section: the indexes of the entries the current filter matches.
+        self._matches: dict[str, list[list[int]]] = {}
         self.filter_text = ""
 
     def filter(self, text: str) -> None:
@@ -87,9 +89,11 @@ class ServerTree(Tree[NodeRef]):
         folded = text.strip().casefold()
         if folded == self.filter_text:
             return
+        # Typing on narrows what the last filter found; anything else starts from every entry.
+        narrowing = bool(self.filter_text) and self.filter_text in folded
         self.filter_text = folded
         for server in self._sections:
-            self._show_sections(server)
+            self._show_sections(server, narrowing=narrowing)
 
     def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
         tail = self._tails.get(node.id)
@@ -156,9 +160,24 @@ class ServerTree(Tree[NodeRef]):
         self._sections[server] = sections
         self._catalogs[server] = catalogs
         self._search.pop(server, None)
+        self._matches.pop(server, None)
         self._show_sections(server)
 
-    def _show_sections(self, server: str) -> None:
+    def _matching(self, server: str, narrowing: bool) -> list[list[int]]:
+        """Each section's entries (indexes) that contain the filter text, from the last matches when narrowing."""
+        texts = self._search.get(server) or self._search.setdefault(
+            server, search_texts(server, self._catalogs[server])
+        )
+        previous = self._matches.get(server) if narrowing else None
+        folded = self.filter_text
+        matches: list[list[int]] = []
+        for number, (_title, items) in enumerate(self._sections[server]):
+            candidates = previous[number] if previous is not None else range(len(items))
+            matches.append([i for i in candidates if folded in texts.get(items[i][1], "")])
+        self._matches[server] = matches
+        return matches
+
+    def _show_sections(self, server: str, *, narrowing: bool = False) -> None:
         """Put a server's sections in the tree, as the filter has them, keeping the selection."""
         node = self.server_node(server)
         if node is None:
@@ -171,14 +190,12 @@ class ServerTree(Tree[NodeRef]):
             stack.extend(child.children)
         node.remove_children()
         prompts = self._catalogs[server].prompts
-        for title, items in self._sections[server]:
+        matches = self._matching(server, narrowing) if self.filter_text else None
+        for number, (title, items) in enumerate(self._sections[server]):
             count = f"{len(items)}"
-            if self.filter_text:
-                texts = self._search.get(server) or self._search.setdefault(
-                    server, search_texts(server, self._catalogs[server])
-                )
+            if matches is not None:
                 total = len(items)
-                items = [(label, ref) for label, ref in items if self.filter_text in texts.get(ref, "")]
+                items = [items[i] for i in matches[number]]
                 count = f"{len(items)} of {total}"
             if not items and title != "Prompts":
                 continue
@@ -196,9 +213,10 @@ class ServerTree(Tree[NodeRef]):
                 section.add_leaf(Text(f"… {len(items) - LEAF_LIMIT:,} more: filter with ctrl+f", style="dim italic"))
         node.expand()
         if selected is not None:
-            # After the refresh that lays the new rows out: until then a node has no line to move to,
-            # and the cursor would land on the server's row.
-            self.call_after_refresh(self.select_ref, selected, move_only=True)
+            # Now, not after the next refresh (one frame instead of two per filter key): asking for a
+            # line builds the tree's lines, so the new nodes have a line for the cursor to move to.
+            self.get_node_at_line(0)
+            self.select_ref(selected, move_only=True)
 
     def move_to_first_entry(self) -> None:
         """The cursor to the first prompt, tool, resource or template shown (the first match of a filter)."""
