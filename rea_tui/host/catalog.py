@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 ItemT = TypeVar("ItemT")
 
+# A list at least this long is parsed off the event loop (see Catalog.refresh).
+PARSE_OFF_LOOP_FROM = 500
+
 
 class Catalog(Generic[ItemT]):
     """All items of one paginated list method."""
@@ -54,7 +57,12 @@ class Catalog(Generic[ItemT]):
             self.items, self.skipped, self.loaded = [], 0, True
             return self.items
         raw = await self.connection.paginate(self.method, self.key)
-        self._take(raw)
+        if len(raw) >= PARSE_OFF_LOOP_FROM:
+            # Thousands of tools take a tenth of a second to make display-safe: in a thread, so the
+            # interface keeps drawing frames meanwhile (the GIL is handed back every few milliseconds).
+            await asyncio.to_thread(self._take, raw)
+        else:
+            self._take(raw)
         return self.items
 
     def seed(self, raw: list[Any]) -> None:
