@@ -26,7 +26,7 @@ import anyio
 from rea_tui import __version__
 from rea_tui.host.callbacks import ServerCallbacks
 from rea_tui.host.config import ServerSpec
-from rea_tui.host.early_lists import EarlyLists, fetch_early_lists
+from rea_tui.host.early_lists import MODERN_VERSION, EarlyLists, fetch_early_lists, request_meta
 from rea_tui.host.errors import (
     HostError,
     ProtocolError,
@@ -70,15 +70,10 @@ EventListener = Callable[[HostEvent], None]
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
-MODERN_VERSION = "2026-07-28"
-# What the SDK's client advertises for the callbacks `_own` registers (sampling, form and URL elicitation,
-# roots with list changes): the early lists are asked for as it will ask (a test compares the two on the wire).
-CLIENT_CAPABILITIES: dict[str, Any] = {
-    "sampling": {},
-    "elicitation": {"form": {}, "url": {}},
-    "roots": {"listChanged": True},
-}
-_META_PREFIX = "io.modelcontextprotocol/"
+# The SDK loads once the early lists are in (about 0.6 s after the bundled server starts), or after this long.
+PREVIEW_WAIT_SECONDS = 1.0
+# And after a few frames more (60 per second), for the lists to be drawn before the import takes the CPU.
+PREVIEW_DRAW_SECONDS = 0.05
 
 
 def load_sdk() -> None:
@@ -239,6 +234,20 @@ class Connection(RequestSender, ServerCallbacks):
             self._preview = asyncio.create_task(self._read_early_lists(self._process), name=f"early lists {self.name}")
         self.preview_lists = False  # the first start only, like `started`
 
+    async def _preview_first(self) -> None:
+        """Until the early lists are in (and drawn), at most PREVIEW_WAIT_SECONDS; then the SDK may load.
+
+        Its import holds the GIL for long stretches (pydantic builds its validators in native code), so
+        while it runs the event loop could neither read the replies nor draw the frame with the lists.
+        """
+        preview = self._preview
+        if preview is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(preview), PREVIEW_WAIT_SECONDS)
+        if self.early is not None:
+            await asyncio.sleep(PREVIEW_DRAW_SECONDS)
+
     async def _end_preview(self) -> None:
         """Connected (or not): the session's own lists count from now on."""
         preview, self._preview = self._preview, None
@@ -248,12 +257,7 @@ class Connection(RequestSender, ServerCallbacks):
                 await preview
 
     async def _read_early_lists(self, process: StdioProcess) -> None:
-        meta = {
-            f"{_META_PREFIX}protocolVersion": MODERN_VERSION,
-            f"{_META_PREFIX}clientInfo": {"name": "rea-tui", "version": __version__},
-            f"{_META_PREFIX}clientCapabilities": CLIENT_CAPABILITIES,
-        }
-        early = await fetch_early_lists(process, meta, MODERN_VERSION)
+        early = await fetch_early_lists(process, request_meta(MODERN_VERSION), MODERN_VERSION)
         if early is not None and self.state == "connecting":
             self.early = early
             # What the server declared (the session's own discover sets them again when it is ready).
@@ -277,6 +281,7 @@ class Connection(RequestSender, ServerCallbacks):
                 self._fail(exc)
                 raise
         self._start_preview(mode)
+        await self._preview_first()
         await asyncio.to_thread(load_sdk)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._own(mode, ready), name=f"mcp-connection {self.name}")

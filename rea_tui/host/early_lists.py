@@ -21,11 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rea_tui import __version__
 from rea_tui.host.errors import HostError
 
 if TYPE_CHECKING:
     from rea_tui.host.transport import StdioProcess
 
+# The revision whose requests stand on their own (each carries its version, client and capabilities).
+MODERN_VERSION = "2026-07-28"
 # The request ids of the preview, apart from the SDK's integers (a late reply is never the session's).
 EARLY_ID_PREFIX = "rea-early-"
 # As many pages as `RequestSender.paginate` follows.
@@ -48,11 +51,35 @@ class EarlyLists:
     items: dict[str, list[Any]] = field(default_factory=dict)
 
 
-class _Requests:
+# What the SDK's client advertises for the callbacks a `Connection` registers (sampling, form and URL
+# elicitation, roots with list changes): requests sent apart from the SDK say the same (a test compares
+# the two on the wire).
+CLIENT_CAPABILITIES: dict[str, Any] = {
+    "sampling": {},
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {"listChanged": True},
+}
+_META_PREFIX = "io.modelcontextprotocol/"
+
+
+def request_meta(version: str) -> dict[str, Any]:
+    """The `_meta` the SDK stamps on each request at `version` (2026-07-28): the version, client and capabilities."""
+    return {
+        f"{_META_PREFIX}protocolVersion": version,
+        f"{_META_PREFIX}clientInfo": {"name": "rea-tui", "version": __version__},
+        f"{_META_PREFIX}clientCapabilities": CLIENT_CAPABILITIES,
+    }
+
+
+class EarlyRequests:
+    """Requests sent on a stdio process apart from any SDK session, each with the SDK's `_meta`."""
+
     def __init__(self, process: StdioProcess, meta: Mapping[str, Any]) -> None:
         self._process = process
         self._meta = dict(meta)
         self._ids = itertools.count(1)
+        # The discover reply, once asked.
+        self.discovered: dict[str, Any] | None = None
 
     async def result(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         """The request's result; None for an error reply or a result that is not an object."""
@@ -65,6 +92,17 @@ class _Requests:
         reply = await self._process.early_request(request)
         result = reply.get("result")
         return result if isinstance(result, dict) else None
+
+    async def discover(self, version: str) -> dict[str, Any] | None:
+        """`server/discover`: the server's capabilities, or None unless it speaks `version`."""
+        self.discovered = await self.result("server/discover")
+        if self.discovered is None:
+            return None
+        versions = self.discovered.get("supportedVersions")
+        capabilities = self.discovered.get("capabilities")
+        if not isinstance(versions, list) or version not in versions or not isinstance(capabilities, dict):
+            return None
+        return capabilities
 
     async def items(self, method: str, key: str) -> list[Any] | None:
         """Every page's items, following `nextCursor` as the catalogs do; None if a page failed."""
@@ -89,14 +127,10 @@ async def fetch_early_lists(process: StdioProcess, meta: Mapping[str, Any], vers
     `meta`: the `_meta` the SDK stamps on every request of that version (the same version, client
     info and capabilities), so the server answers as it will answer the session.
     """
-    requests = _Requests(process, meta)
+    requests = EarlyRequests(process, meta)
     try:
-        discovered = await requests.result("server/discover")
-        if discovered is None:
-            return None
-        versions = discovered.get("supportedVersions")
-        capabilities = discovered.get("capabilities")
-        if not isinstance(versions, list) or version not in versions or not isinstance(capabilities, dict):
+        capabilities = await requests.discover(version)
+        if capabilities is None:
             return None
         declared = [(method, key) for method, key, needs in LIST_METHODS if isinstance(capabilities.get(needs), dict)]
         pages = await asyncio.gather(*(requests.items(method, key) for method, key in declared))
