@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 KEYRING_SERVICE = "rea-tui"
+# Beside a record kept in the keyring, an empty file says it is there (so a check needs no keyring import).
+KEYRING_MARKER_SUFFIX = ".keyring"
+
+
+def record_name(key: str) -> str:
+    """The file name (without suffix) of a server's record: no URL in it."""
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def auth_dir() -> Path:
@@ -84,7 +91,10 @@ class TokenStore:
         return f"0600 files in {self.folder}"
 
     def _path(self, key: str) -> Path:
-        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".json")
+        return self.folder / (record_name(key) + ".json")
+
+    def _marker(self, key: str) -> Path:
+        return self.folder / (record_name(key) + KEYRING_MARKER_SUFFIX)
 
     def load(self, key: str) -> AuthRecord:
         text: str | None = None
@@ -109,6 +119,7 @@ class TokenStore:
             try:
                 self._keyring.set_password(KEYRING_SERVICE, key, text)
                 self._path(key).unlink(missing_ok=True)
+                self._write_file(self._marker(key), "")
                 return
             except Exception:
                 pass  # A keyring that refuses (size limits, a locked collection) falls back to the file.
@@ -124,6 +135,7 @@ class TokenStore:
                     found = True
             except Exception:
                 pass
+        self._marker(key).unlink(missing_ok=True)
         path = self._path(key)
         if path.exists():
             path.unlink()

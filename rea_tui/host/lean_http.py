@@ -1,0 +1,321 @@
+"""A one-shot streamable HTTP client on the standard library, for the CLI's one-shot commands.
+
+The full path (`Connection` over the SDK's `Client`) costs about half a second
+of imports (the SDK, pydantic, httpx2) before the first byte is sent; over
+stdio that overlaps the server's start, over HTTP nothing hides it. This
+client speaks the legacy handshake the way the full path does on the wire
+(`initialize` with the same client info and capabilities, the session and
+protocol-version headers, `notifications/initialized`, `progressToken` equal
+to the request id, `DELETE` at the end) and answers to the same duck type the
+catalogs and `run_tool_call` use, so the commands' own bodies run on it.
+
+It handles only what it can answer exactly as the full path would. Anything
+else raises `LeanFallback` while nothing but idempotent requests has been
+sent (the caller then runs the full path from the start): a status other
+than 200/202, a redirect, a cookie, an encoded body, a content type it does
+not read, a reply that is not plain JSON-RPC, an `initialize` result it does
+not recognise. Once `tools/call` is sent there is no going back, so from then
+on it reproduces the SDK's own outcomes (the same stand-in errors, the same
+timeout) and answers server requests (ping, roots, elicitation, sampling) as
+the full path's callbacks do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import time
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from rea_tui import __version__
+from rea_tui.host.config import ServerSpec
+from rea_tui.host.errors import RequestTimedOut
+from rea_tui.host.http_status import HttpStatusLog
+from rea_tui.host.interaction import (
+    ElicitationAnswer,
+    ElicitationHandler,
+    ElicitationRequest,
+    SamplingHandler,
+)
+from rea_tui.host.lean_wire import (
+    ACCEPT,
+    ACCEPTED_STATUS,
+    CLIENT_CAPABILITIES,
+    CLOSE_TIMEOUT_SECONDS,
+    LEGACY_VERSION,
+    OK_STATUS,
+    SESSION_HEADER,
+    VERSION_HEADER,
+    LeanFallback,
+    Reply,
+    plain_message,
+    set_timeout,
+    sse_data,
+)
+from rea_tui.host.roots import Roots
+from rea_tui.host.waiting import AnalystWaits
+
+if TYPE_CHECKING:
+    from rea_tui.host.protocol_memory import ProtocolMemory
+    from rea_tui.host.requests import ProgressCallback
+
+
+class LeanHttp:
+    """One MCP session over streamable HTTP, one request at a time, blocking (a one-shot has nothing else to do)."""
+
+    def __init__(self, spec: ServerSpec, timeout: float, *, memory: ProtocolMemory | None = None) -> None:
+        parts = urlsplit(spec.url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise LeanFallback("only plain http:// URLs")
+        self.spec = spec
+        self.timeout = timeout
+        self.memory = memory
+        self._host = parts.hostname
+        self._port = parts.port or http.client.HTTP_PORT
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._next_id = 1
+        self.session_id: str | None = None
+        self.protocol_version = ""
+        self.capabilities: dict[str, Any] = {}
+        self.server_info: dict[str, Any] = {}
+        self.instructions = ""
+        # Set once a request that must not run twice has gone out: no falling back after that.
+        self.committed = False
+        self.http_status = HttpStatusLog(spec.url)
+        self.elicitation_handler: ElicitationHandler | None = None
+        self.sampling_handler: SamplingHandler | None = None
+        self.waits = AnalystWaits()
+        self.roots = Roots(spec.roots)
+        self._prefetched: dict[str, list[Any]] = {}
+
+    # ------------------------------------------------------------ the duck type of Connection
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def modern(self) -> bool:
+        return False
+
+    def has_capability(self, name: str) -> bool:
+        return isinstance(self.capabilities.get(name), dict)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """`initialize` and `notifications/initialized`; raises LeanFallback, RequestTimedOut."""
+        params = {
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": CLIENT_CAPABILITIES,
+            "clientInfo": {"name": "rea-tui", "version": __version__},
+        }
+        # The full path's connect timeout covers the whole handshake.
+        deadline = time.monotonic() + self.timeout
+        result = self._exchange("initialize", params, deadline=deadline, timeout_name="connect", on_progress=None)
+        if not _initialize_result_known(result):
+            raise LeanFallback("an initialize result it does not recognise")
+        self.protocol_version = result["protocolVersion"]
+        self.capabilities = result["capabilities"]
+        self.server_info = result["serverInfo"]
+        self.instructions = result.get("instructions") or ""
+        self._notify("notifications/initialized", None, deadline)
+        if self.memory is not None and self.spec.protocol == "auto":
+            self.memory.remember(self.spec.fingerprint, "legacy")
+
+    def close(self) -> None:
+        """`DELETE` the session, as the SDK does when its client closes; what the server says is not read."""
+        if self.session_id is None:
+            return
+        try:
+            connection = self._connection(CLOSE_TIMEOUT_SECONDS)
+            connection.request("DELETE", self._path, headers=self._headers())
+            connection.getresponse().read()
+            connection.close()
+        except (OSError, http.client.HTTPException):
+            pass
+
+    # ------------------------------------------------------------ requests
+
+    def prefetch(self, method: str, key: str) -> None:
+        """List every page now (while falling back is still possible); the catalog's refresh then takes it."""
+        self._prefetched[method] = self._paginate(method, key)
+
+    def prefetched(self, method: str) -> list[Any]:
+        return list(self._prefetched.get(method, []))
+
+    async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+        if method in self._prefetched:
+            return self._prefetched.pop(method)
+        return self._paginate(method, key, page_limit=page_limit)
+
+    def _paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+        """Every item, following `nextCursor` exactly as `RequestSender.paginate` does."""
+        items: list[Any] = []
+        cursor: str | None = None
+        for _ in range(page_limit):
+            result = self._request(method, {"cursor": cursor} if cursor else None)
+            page = result.get(key)
+            if isinstance(page, list):
+                items.extend(page)
+            next_cursor = result.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
+                break
+            cursor = next_cursor
+        return items
+
+    def _request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        return self._exchange(method, params, deadline=time.monotonic() + self.timeout, on_progress=None)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """As `ServerCallbacks.elicit`: the installed handler with the clocks stopped; declined without one."""
+        handler = self.elicitation_handler
+        if handler is None:
+            return ElicitationAnswer("decline")
+        return await self.waits.answer(lambda: handler(request), ElicitationAnswer("cancel"))
+
+    # ------------------------------------------------------------ the wire
+
+    def new_id(self) -> int:
+        request_id = self._next_id
+        self._next_id += 1
+        return request_id
+
+    def _headers(self) -> dict[str, str]:
+        headers = dict(self.spec.headers)
+        headers.update({"accept": ACCEPT, "content-type": "application/json"})
+        if self.session_id:
+            headers[SESSION_HEADER] = self.session_id
+        if self.protocol_version:
+            headers[VERSION_HEADER] = self.protocol_version
+        return headers
+
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self._host, self._port, timeout=max(timeout, 0.001))
+
+    def post(self, message: dict[str, Any], deadline: float) -> Reply:
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        connection = self._connection(deadline - time.monotonic())
+        try:
+            connection.request("POST", self._path, body=body, headers=self._headers())
+            response = connection.getresponse()
+        except OSError:
+            connection.close()
+            raise
+        content_type = response.getheader("content-type", "").lower()
+        if not self.committed:
+            self._check_plain(response)
+        return Reply(response.status, content_type, response, connection)
+
+    def _check_plain(self, response: http.client.HTTPResponse) -> None:
+        """What the lean client leaves to the full path (httpx keeps cookies, follows no redirect, decodes)."""
+        if response.getheader("set-cookie") is not None:
+            raise LeanFallback("the server sets a cookie")
+        if response.getheader("content-encoding") not in (None, "identity"):
+            raise LeanFallback("an encoded body")
+        if response.status not in (OK_STATUS, ACCEPTED_STATUS):
+            raise LeanFallback(f"HTTP {response.status}")
+
+    def _notify(self, method: str, params: Mapping[str, Any] | None, deadline: float) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            reply = self.post(message, deadline)
+        except (OSError, http.client.HTTPException) as exc:
+            if self.committed:
+                return  # the SDK does not wait for a notification's fate either
+            raise LeanFallback(f"{method}: {type(exc).__name__}") from None
+        reply.response.read()
+        reply.connection.close()
+
+    def respond(self, message: dict[str, Any]) -> None:
+        """A reply to a server request (POSTed like any message; a 202 is expected and not read further)."""
+        reply = self.post({"jsonrpc": "2.0", **message}, time.monotonic() + self.timeout)
+        reply.response.read()
+        reply.connection.close()
+
+    def _exchange(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        *,
+        deadline: float,
+        on_progress: ProgressCallback | None,
+        timeout_name: str | None = None,
+    ) -> dict[str, Any]:
+        """One idempotent request before the call: anything but a plain reply falls back."""
+        request_id = self.new_id()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        limit = self.timeout
+        try:
+            reply = self.post(message, deadline)
+            for incoming in self._messages(reply, deadline):
+                if incoming.get("id") == request_id and ("result" in incoming or "error" in incoming):
+                    reply.connection.close()
+                    if method == "initialize":
+                        self._take_session(reply.response)
+                    if "error" in incoming or not isinstance(incoming.get("result"), dict):
+                        raise LeanFallback(f"{method}: an error reply")
+                    result: dict[str, Any] = incoming["result"]
+                    return result
+                if "method" in incoming and "id" not in incoming:
+                    continue  # a notification (log message, list change, progress): nothing a one-shot shows
+                raise LeanFallback(f"{method}: a server request or a stray reply before the call")
+        except TimeoutError:
+            self.cancelled(request_id, f"timed out after {float(limit)}s")
+            raise RequestTimedOut(timeout_name or method, limit) from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise LeanFallback(f"{method}: {type(exc).__name__}") from None
+        raise LeanFallback(f"{method}: the reply ended without a response")
+
+    def _take_session(self, response: http.client.HTTPResponse) -> None:
+        session = response.getheader(SESSION_HEADER)
+        if session:
+            self.session_id = session
+
+    def cancelled(self, request_id: int, reason: str) -> None:
+        """The courtesy `notifications/cancelled` the SDK sends for a request it gave up on."""
+        if self.session_id is None:
+            return
+        self.committed = True  # past the deadline: whatever happens next is not a fallback
+        with contextlib.suppress(LeanFallback):
+            self._notify(
+                "notifications/cancelled",
+                {"requestId": request_id, "reason": reason},
+                time.monotonic() + CLOSE_TIMEOUT_SECONDS,
+            )
+
+    def _messages(self, reply: Reply, deadline: float) -> Iterator[dict[str, Any]]:
+        """The JSON-RPC messages of a 200 reply (one JSON body, or SSE events); ValueError for garbage."""
+        response = reply.response
+        if reply.content_type.startswith("application/json"):
+            set_timeout(reply.connection, deadline)
+            yield plain_message(json.loads(response.read()))
+            return
+        if not reply.content_type.startswith("text/event-stream"):
+            raise LeanFallback(f"content type {reply.content_type!r}")
+        yield from (plain_message(json.loads(data)) for data in sse_data(reply, deadline) if data)
+
+
+def _initialize_result_known(result: dict[str, Any]) -> bool:
+    """An `initialize` result the SDK's model certainly takes, speaking the revision offered."""
+    info = result.get("serverInfo")
+    instructions = result.get("instructions")
+    return (
+        result.get("protocolVersion") == LEGACY_VERSION
+        and isinstance(result.get("capabilities"), dict)
+        and all(isinstance(v, dict) for v in result["capabilities"].values())
+        and isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+        and all(isinstance(info.get(k), str) for k in ("title", "description", "websiteUrl") if k in info)
+        and set(info) <= {"name", "version", "title", "description", "websiteUrl", "icons"}
+        and (instructions is None or isinstance(instructions, str))
+        and set(result) <= {"protocolVersion", "capabilities", "serverInfo", "instructions", "_meta"}
+    )
