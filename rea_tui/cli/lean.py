@@ -23,25 +23,18 @@ from rea_tui.cli.connect import report_host_error
 
 if TYPE_CHECKING:
     from rea_tui.cli.connect import ServerBody
-    from rea_tui.host import HostedServer, ServerSpec
-    from rea_tui.host.lean_http import LeanHttp
+    from rea_tui.host import HostedServer
+    from rea_tui.host import LeanSession as LeanHttp
 
 FULL_PATH_ENV = "REA_TUI_FULL_PATH"
 LEAN_COMMANDS = ("prompts", "tools", "call")
+SCHEMA_GUARD = "rea_tui.host.schemas.guard"
 
 
 def _bodies() -> dict[str, ServerBody]:
     from rea_tui.cli.commands import call, prompts, tools
 
     return {"prompts": prompts.body, "tools": tools.body, "call": call.body}
-
-
-def _has_sign_in(spec: ServerSpec) -> bool:
-    """A stored OAuth record for this URL (a 0600 file, or the marker of a keyring entry): the full path sends it."""
-    from rea_tui.host.auth.store import KEYRING_MARKER_SUFFIX, auth_dir, record_name
-
-    folder, name = auth_dir(), record_name(spec.url)
-    return (folder / f"{name}.json").exists() or (folder / f"{name}{KEYRING_MARKER_SUFFIX}").exists()
 
 
 def lean_client(context: Context) -> LeanHttp | None:
@@ -56,11 +49,11 @@ def lean_client(context: Context) -> LeanHttp | None:
     spec = context.specs[0]
     if spec.transport != "http" or not spec.url.startswith("http://") or spec.oauth or spec.asked:
         return None
-    if not any(k.lower() == "authorization" for k in spec.headers) and _has_sign_in(spec):
+    from rea_tui.host import has_stored_sign_in
+
+    if not any(k.lower() == "authorization" for k in spec.headers) and has_stored_sign_in(spec.url):
         return None
-    from rea_tui.host.lean_call import LeanSession
-    from rea_tui.host.lean_wire import LeanFallback
-    from rea_tui.host.protocol_memory import ProtocolMemory
+    from rea_tui.host import LeanFallback, LeanSession, ProtocolMemory
 
     memory = ProtocolMemory()
     if spec.protocol != "legacy" and not (spec.protocol == "auto" and memory.recall(spec.fingerprint) == "legacy"):
@@ -83,17 +76,23 @@ class _LeanHosted:
     """What a command body reads of a `HostedServer`: the connection and its catalogs."""
 
     def __init__(self, lean: LeanHttp) -> None:
-        from rea_tui.host.catalog import ServerCatalogs
+        from rea_tui.host import ServerCatalogs
 
         self.connection = lean
         self.catalogs = ServerCatalogs(cast(Any, lean))
 
 
 async def _run(context: Context, lean: LeanHttp) -> int | None:
-    from rea_tui.host.errors import HostError
-    from rea_tui.host.lean_wire import LeanFallback
+    from rea_tui.host import HostError, LeanFallback
 
     command = context.args.command
+    if command == "call":
+        # The arguments are checked against the tool's schema (jsonschema, ~60 ms to import): load it
+        # while the handshake waits on the network.
+        import importlib
+        import threading
+
+        threading.Thread(target=importlib.import_module, args=(SCHEMA_GUARD,), daemon=True).start()
     try:
         try:
             lean.start()
@@ -108,19 +107,8 @@ async def _run(context: Context, lean: LeanHttp) -> int | None:
 
 
 def _prefetch(context: Context, lean: LeanHttp) -> None:
-    """The command's listing, while falling back is still possible; a tool that runs as a task is the full path's."""
-    from rea_tui.host.lean_wire import LeanFallback
-
-    listed = "prompts" if context.args.command == "prompts" else "tools"
-    if not lean.has_capability(listed):
-        return
-    lean.prefetch(f"{listed}/list", listed)
-    if context.args.command != "call":
-        return
-    from rea_tui.host.models import parse_tool
-    from rea_tui.host.tasks import task_support
-
-    tools = [t for t in (parse_tool(raw) for raw in lean.prefetched("tools/list")) if t is not None]
-    tool = next((t for t in tools if context.args.tool in (t.name, t.wire)), None)
-    if task_support(tool, lean.capabilities) != "forbidden":
-        raise LeanFallback("a tool that runs as a task")
+    """The command's listing, while falling back is still possible."""
+    if context.args.command == "call":
+        lean.prefetch_call(context.args.tool)
+    elif lean.has_capability(context.args.command):
+        lean.prefetch(f"{context.args.command}/list", context.args.command)

@@ -196,7 +196,7 @@ async def _from_stream(
         try:
             incoming = plain_message(json.loads(data))
         except ValueError:
-            return _stand_in(PARSE_ERROR, f"Failed to parse SSE message: {_sdk_refusal(data.encode())}")
+            return _stand_in(PARSE_ERROR, f"Failed to parse SSE message: {_sdk_refusal(data)}")
         if "result" in incoming or "error" in incoming:
             return incoming  # the SDK takes any response on this stream as the call's
         if "id" in incoming:
@@ -262,7 +262,7 @@ async def _sampled(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:
     return {"result": {"role": "assistant", "content": {"type": "text", "text": answer.text}, "model": answer.model}}
 
 
-def _sdk_refusal(body: bytes) -> str:
+def _sdk_refusal(body: bytes | str) -> str:
     """What the SDK's JSON-RPC model says of a reply it cannot read (its own words, so imported here, rarely)."""
     from mcp_types.jsonrpc import jsonrpc_message_adapter
 

@@ -144,8 +144,18 @@ class LeanHttp:
         """List every page now (while falling back is still possible); the catalog's refresh then takes it."""
         self._prefetched[method] = self._paginate(method, key)
 
-    def prefetched(self, method: str) -> list[Any]:
-        return list(self._prefetched.get(method, []))
+    def prefetch_call(self, tool_name: str) -> None:
+        """The tools before a call; a tool that runs as a task is the full path's (it polls, it cancels)."""
+        from rea_tui.host.models import parse_tool
+        from rea_tui.host.tasks import task_support
+
+        if not self.has_capability("tools"):
+            return
+        self.prefetch("tools/list", "tools")
+        tools = [t for t in (parse_tool(raw) for raw in self._prefetched["tools/list"]) if t is not None]
+        tool = next((t for t in tools if tool_name in (t.name, t.wire)), None)
+        if task_support(tool, self.capabilities) != "forbidden":
+            raise LeanFallback("a tool that runs as a task")
 
     async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
         if method in self._prefetched:

@@ -56,6 +56,12 @@ def _usable_keyring() -> Any | None:
     return backend
 
 
+def has_stored_sign_in(url: str) -> bool:
+    """A record for `url` is kept (a 0600 file, or the marker of a keyring entry), seen without importing keyring."""
+    folder, name = auth_dir(), record_name(url)
+    return (folder / f"{name}.json").exists() or (folder / f"{name}{KEYRING_MARKER_SUFFIX}").exists()
+
+
 @dataclass
 class AuthRecord:
     """What is kept for one server."""
