@@ -112,3 +112,5 @@ def _prefetch(context: Context, lean: LeanHttp) -> None:
         lean.prefetch_call(context.args.tool)
     elif lean.has_capability(context.args.command):
         lean.prefetch(f"{context.args.command}/list", context.args.command)
+    # The GET stream is open (a server request of the call may come on it) and asks for nothing unread.
+    lean.streams_plain()

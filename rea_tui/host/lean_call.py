@@ -13,7 +13,6 @@ path's callbacks answer them; time spent in the analyst's answers is off the clo
 from __future__ import annotations
 
 import http.client
-import json
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -23,24 +22,23 @@ from rea_tui.host.interaction import ElicitationRequest, SamplingAnswer, Samplin
 from rea_tui.host.lean_http import LeanHttp
 from rea_tui.host.lean_wire import (
     ACCEPTED_STATUS,
-    CONNECTION_CLOSED,
     ERROR_STATUS_FROM,
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
+    LEGACY_VERSION,
     METHOD_NOT_FOUND,
     NOT_FOUND_STATUS,
     OK_STATUS,
+    READABLE_TYPES,
     SAMPLING_DECLINED,
-    Reply,
-    plain_message,
-    sse_data,
+    Unreadable,
+    read_message,
 )
 from rea_tui.host.traffic import TrafficLog
 
 if TYPE_CHECKING:
     from rea_tui.host.requests import ProgressCallback
-
-PARSE_ERROR = -32700
 
 
 class LeanSession(LeanHttp):
@@ -64,17 +62,13 @@ class LeanSession(LeanHttp):
             result = await run_call(self, method, current, limit, on_progress)
             if result.get("resultType") != "input_required":
                 return result
-            # As `RequestSender.request_interactive`: answer the embedded requests, send again with them.
-            pending, state = result.get("inputRequests"), result.get("requestState")
-            if not isinstance(pending, dict | None) or not isinstance(state, str | None):
-                raise ProtocolError(MALFORMED_RESULT, f"{method}: malformed input_required result")
+            # As `RequestSender.request_interactive`: the SDK's model reads the result (imported on this
+            # rare branch, so a malformed one is refused in its words), the embedded requests are answered,
+            # and the call is sent again with the answers.
+            pending, state = _input_required(method, result)
             answers: dict[str, Any] = {}
-            for key, asked in (pending or {}).items():
-                if not isinstance(asked, dict) or not isinstance(asked.get("method"), str):
-                    raise ProtocolError(MALFORMED_RESULT, f"{method}: malformed input_required result")
-                answer = await _answer(
-                    self, {"id": key, "method": asked["method"], "params": asked.get("params") or {}}
-                )
+            for key, asked in pending.items():
+                answer = await _answer(self, {"id": key, **asked})
                 if "error" in answer:
                     error = answer["error"]
                     raise ProtocolError.from_error(error["code"], error["message"], error.get("data"))
@@ -87,8 +81,19 @@ class LeanSession(LeanHttp):
         raise ProtocolError(MALFORMED_RESULT, f"{method}: the server asked for input more than {max_rounds} times")
 
 
-class _Unreadable(Exception):
-    """A reply the SDK's model refuses: its message is the SDK's."""
+def _input_required(method: str, result: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """The embedded requests (as wire messages, by key) and the request state of an `input_required` result."""
+    import mcp_types as types
+
+    try:
+        pending = types.InputRequiredResult.model_validate(result, by_name=False)
+    except ValueError as exc:  # pydantic's ValidationError
+        raise ProtocolError(MALFORMED_RESULT, f"{method}: malformed input_required result: {exc}") from None
+    asked = {
+        key: request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        for key, request in (pending.input_requests or {}).items()
+    }
+    return asked, pending.request_state
 
 
 async def run_call(
@@ -156,8 +161,8 @@ async def _outcome(
         reply.connection.close()
         if reply.content_type.startswith("application/json"):
             try:
-                parsed = plain_message(json.loads(body))
-            except ValueError:
+                parsed = read_message(body)
+            except Unreadable:
                 parsed = {}
             if "error" in parsed:
                 return {"error": parsed["error"]}
@@ -169,41 +174,27 @@ async def _outcome(
     if status != OK_STATUS:
         reply.connection.close()
         raise HostError(f"{lean.name}: HTTP {status} to {method} is not handled here")
-    if reply.content_type.startswith("application/json"):
-        try:
-            body = reply.response.read()
-        finally:
-            reply.connection.close()
-        try:
-            return plain_message(json.loads(body))
-        except ValueError:
-            return _stand_in(PARSE_ERROR, f"Failed to parse JSON response: {_sdk_refusal(body)}")
-    if not reply.content_type.startswith("text/event-stream"):
+    if not reply.content_type.startswith(READABLE_TYPES):
         reply.connection.close()
         return _stand_in(INVALID_REQUEST, f"Unexpected content type: {reply.content_type}")
-    try:
-        return await _from_stream(lean, reply, message["id"], clock, on_progress)
-    finally:
-        reply.connection.close()
+    lean.streams.follow_post(reply, message["id"], resume=True)
+    return await _reply(lean, message["id"], clock, on_progress)
 
 
-async def _from_stream(
-    lean: LeanHttp, reply: Reply, request_id: int, clock: _Clock, on_progress: ProgressCallback | None
+async def _reply(
+    lean: LeanHttp, request_id: int, clock: _Clock, on_progress: ProgressCallback | None
 ) -> dict[str, Any]:
-    for data in sse_data(reply, clock.deadline):
-        if not data:
-            continue  # a priming event
-        try:
-            incoming = plain_message(json.loads(data))
-        except ValueError:
-            return _stand_in(PARSE_ERROR, f"Failed to parse SSE message: {_sdk_refusal(data)}")
-        if "result" in incoming or "error" in incoming:
-            return incoming  # the SDK takes any response on this stream as the call's
+    """Wait for the call's response, answering what the server asks meanwhile (on the call's stream or the GET one)."""
+    while True:
+        incoming = lean.streams.next(clock.deadline)
+        if "method" not in incoming:
+            if incoming.get("id") == request_id:
+                return incoming
+            continue  # a reply to nothing in flight: the SDK drops it too
         if "id" in incoming:
             lean.respond(await _answer(lean, incoming))
         elif incoming["method"] == "notifications/progress" and on_progress is not None:
             await _progressed(incoming.get("params", {}), request_id, on_progress)
-    return _stand_in(CONNECTION_CLOSED, "SSE stream ended without a response")
 
 
 async def _progressed(params: dict[str, Any], request_id: int, on_progress: ProgressCallback) -> None:
@@ -218,6 +209,9 @@ async def _progressed(params: dict[str, Any], request_id: int, on_progress: Prog
 async def _answer(lean: LeanHttp, request: dict[str, Any]) -> dict[str, Any]:
     """The reply to a server request, as the full path's callbacks make it."""
     method, params, request_id = request["method"], request.get("params", {}), request["id"]
+    refused = _sdk_refuses(lean, method, request.get("params"))
+    if refused is not None:
+        return {"id": request_id, "error": refused}
     if method == "ping":
         return {"id": request_id, "result": {}}
     if method == "roots/list":
@@ -227,7 +221,24 @@ async def _answer(lean: LeanHttp, request: dict[str, Any]) -> dict[str, Any]:
         return {"id": request_id, "result": await _elicited(lean, params)}
     if method == "sampling/createMessage":
         return {"id": request_id, **await _sampled(lean, params)}
-    return {"id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}}
+    raise AssertionError(f"{method}: a request the SDK's table knows but no callback answers")
+
+
+def _sdk_refuses(lean: LeanHttp, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The error the SDK answers a server request with before any callback runs, or None.
+
+    Its method table and models decide (`ClientSession._on_request`), so they are imported here,
+    on the rare branch of a server asking something during a call.
+    """
+    from mcp_types import methods
+
+    try:
+        methods.parse_server_request(method, lean.protocol_version or LEGACY_VERSION, params)
+    except KeyError:
+        return {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}
+    except ValueError:  # pydantic's ValidationError: the dispatcher's words, no pydantic text on the wire
+        return {"code": INVALID_PARAMS, "message": "Invalid request parameters", "data": ""}
+    return None
 
 
 async def _elicited(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:
@@ -260,17 +271,6 @@ async def _sampled(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:
     if answer.text is None:
         return declined
     return {"result": {"role": "assistant", "content": {"type": "text", "text": answer.text}, "model": answer.model}}
-
-
-def _sdk_refusal(body: bytes | str) -> str:
-    """What the SDK's JSON-RPC model says of a reply it cannot read (its own words, so imported here, rarely)."""
-    from mcp_types.jsonrpc import jsonrpc_message_adapter
-
-    try:
-        jsonrpc_message_adapter.validate_json(body, by_name=False)
-    except Exception as exc:
-        return str(exc)
-    return "the reply is not a plain JSON-RPC message"
 
 
 def sampling_request(server: str, params: dict[str, Any]) -> SamplingRequest:

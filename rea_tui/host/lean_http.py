@@ -26,7 +26,7 @@ import contextlib
 import http.client
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -40,6 +40,7 @@ from rea_tui.host.interaction import (
     ElicitationRequest,
     SamplingHandler,
 )
+from rea_tui.host.lean_streams import SSE_READ_TIMEOUT_SECONDS, Streams
 from rea_tui.host.lean_wire import (
     ACCEPT,
     ACCEPTED_STATUS,
@@ -47,13 +48,12 @@ from rea_tui.host.lean_wire import (
     CLOSE_TIMEOUT_SECONDS,
     LEGACY_VERSION,
     OK_STATUS,
+    READABLE_TYPES,
     SESSION_HEADER,
+    SSE_HEADERS,
     VERSION_HEADER,
     LeanFallback,
     Reply,
-    plain_message,
-    set_timeout,
-    sse_data,
 )
 from rea_tui.host.roots import Roots
 from rea_tui.host.waiting import AnalystWaits
@@ -90,6 +90,7 @@ class LeanHttp:
         self.waits = AnalystWaits()
         self.roots = Roots(spec.roots)
         self._prefetched: dict[str, list[Any]] = {}
+        self.streams = Streams(self._open_get)
 
     # ------------------------------------------------------------ the duck type of Connection
 
@@ -123,6 +124,8 @@ class LeanHttp:
         self.server_info = result["serverInfo"]
         self.instructions = result.get("instructions") or ""
         self._notify("notifications/initialized", None, deadline)
+        if self.session_id:
+            self.streams.follow_get()  # as the SDK does, for what the server sends outside a request
         if self.memory is not None and self.spec.protocol == "auto":
             self.memory.remember(self.spec.fingerprint, "legacy")
 
@@ -222,10 +225,7 @@ class LeanHttp:
 
     def _check_plain(self, response: http.client.HTTPResponse) -> None:
         """What the lean client leaves to the full path (httpx keeps cookies, follows no redirect, decodes)."""
-        if response.getheader("set-cookie") is not None:
-            raise LeanFallback("the server sets a cookie")
-        if response.getheader("content-encoding") not in (None, "identity"):
-            raise LeanFallback("an encoded body")
+        _check_headers(response.headers)
         if response.status not in (OK_STATUS, ACCEPTED_STATUS):
             raise LeanFallback(f"HTTP {response.status}")
 
@@ -265,24 +265,49 @@ class LeanHttp:
         limit = self.timeout
         try:
             reply = self.post(message, deadline)
-            for incoming in self._messages(reply, deadline):
-                if incoming.get("id") == request_id and ("result" in incoming or "error" in incoming):
-                    reply.connection.close()
-                    if method == "initialize":
-                        self._take_session(reply.response)
-                    if "error" in incoming or not isinstance(incoming.get("result"), dict):
-                        raise LeanFallback(f"{method}: an error reply")
-                    result: dict[str, Any] = incoming["result"]
-                    return result
+            if method == "initialize":
+                self._take_session(reply.response)
+            if reply.status != OK_STATUS or not reply.content_type.startswith(READABLE_TYPES):
+                reply.connection.close()
+                raise LeanFallback(f"{method}: HTTP {reply.status}, {reply.content_type!r}")
+            self.streams.follow_post(reply, request_id, resume=False)
+            while True:
+                incoming = self.streams.next(deadline)
                 if "method" in incoming and "id" not in incoming:
                     continue  # a notification (log message, list change, progress): nothing a one-shot shows
-                raise LeanFallback(f"{method}: a server request or a stray reply before the call")
+                if "method" in incoming:
+                    raise LeanFallback(f"{method}: a server request before the call")
+                if incoming.get("id") != request_id:
+                    continue  # a reply to nothing sent: the SDK drops it too
+                if "error" in incoming or not isinstance(incoming.get("result"), dict):
+                    raise LeanFallback(f"{method}: an error reply")
+                result: dict[str, Any] = incoming["result"]
+                return result
         except TimeoutError:
             self.cancelled(request_id, f"timed out after {float(limit)}s")
             raise RequestTimedOut(timeout_name or method, limit) from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:
+        except (OSError, http.client.HTTPException) as exc:
             raise LeanFallback(f"{method}: {type(exc).__name__}") from None
-        raise LeanFallback(f"{method}: the reply ended without a response")
+
+    def streams_plain(self) -> None:
+        """The GET stream's answer, once it came: LeanFallback if it asks for what only the full path does."""
+        if not self.streams.get_answered.wait(self.timeout):
+            raise LeanFallback("the GET stream did not answer")
+        headers = self.streams.get_headers
+        if headers is not None:
+            _check_headers(headers)
+
+    def _open_get(self, extra: Mapping[str, str]) -> Reply:
+        """A GET on the endpoint, as the SDK's `sse_within_origin` sends it (its SSE headers under the MCP ones)."""
+        connection = self._connection(SSE_READ_TIMEOUT_SECONDS)
+        headers = {**SSE_HEADERS, **self._headers(), **extra}
+        try:
+            connection.request("GET", self._path, headers=headers)
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            raise
+        return Reply(response.status, response.getheader("content-type", "").lower(), response, connection)
 
     def _take_session(self, response: http.client.HTTPResponse) -> None:
         session = response.getheader(SESSION_HEADER)
@@ -301,16 +326,12 @@ class LeanHttp:
                 time.monotonic() + CLOSE_TIMEOUT_SECONDS,
             )
 
-    def _messages(self, reply: Reply, deadline: float) -> Iterator[dict[str, Any]]:
-        """The JSON-RPC messages of a 200 reply (one JSON body, or SSE events); ValueError for garbage."""
-        response = reply.response
-        if reply.content_type.startswith("application/json"):
-            set_timeout(reply.connection, deadline)
-            yield plain_message(json.loads(response.read()))
-            return
-        if not reply.content_type.startswith("text/event-stream"):
-            raise LeanFallback(f"content type {reply.content_type!r}")
-        yield from (plain_message(json.loads(data)) for data in sse_data(reply, deadline) if data)
+
+def _check_headers(headers: http.client.HTTPMessage) -> None:
+    if headers.get("set-cookie") is not None:
+        raise LeanFallback("the server sets a cookie")
+    if headers.get("content-encoding") not in (None, "identity"):
+        raise LeanFallback("an encoded body")
 
 
 def _initialize_result_known(result: dict[str, Any]) -> bool:
