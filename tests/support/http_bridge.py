@@ -10,7 +10,10 @@ answers are POSTed back and passed on). MODE changes how `tools/call` is answere
 - `garbage`: the call's reply is not JSON;
 - `early`: the call's stream closes before its reply;
 - `status500`: the call gets HTTP 500 with a text body;
-- `hang`: the call is never answered.
+- `hang`: the call is never answered;
+- `resume`: the call's stream closes after a priming event with an id, before the reply; a GET
+  with `Last-Event-ID` gets the reply (the SDK's resumption);
+- `cut`: as `resume`, but the GET is refused (405), so the resumption gives up.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def main() -> None:
 
     threading.Thread(target=read_child, daemon=True).start()
     events = itertools.count(1)
+    # The call's reply held back by `resume` and `cut`, for the GET that resumes the stream.
+    held: queue.Queue[dict[str, Any]] = queue.Queue()
 
     def write_child(message: Any) -> None:
         assert child.stdin is not None
@@ -70,7 +75,12 @@ def main() -> None:
             self._send(200, "text/plain", b"")
 
         def do_GET(self) -> None:
-            self._send(405, "text/plain", b"")
+            if mode != "resume" or not self.headers.get("Last-Event-ID"):
+                self._send(405, "text/plain", b"")
+                return
+            reply = held.get()
+            body = f"event: message\nid: {next(events)}\ndata: {json.dumps(reply)}\n\n".encode()
+            self._send(200, "text/event-stream", body)
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -97,6 +107,10 @@ def main() -> None:
             self.send_header("Mcp-Session-Id", SESSION)
             self.send_header("Connection", "close")
             self.end_headers()
+            resumable = calling and mode in ("resume", "cut")
+            if resumable:
+                self.wfile.write(f"id: {next(events)}\ndata: \n\n".encode())
+                self.wfile.flush()
             while True:
                 reply = outgoing.get()
                 done = reply.get("id") == message["id"] and "method" not in reply
@@ -104,6 +118,9 @@ def main() -> None:
                     self.wfile.write(b"event: message\ndata: {not json\n\n")
                     break
                 if calling and done and mode == "early":
+                    break
+                if done and resumable:
+                    held.put(reply)
                     break
                 # No event ids when the stream closes early: a stream with ids would be resumed (GET, Last-Event-ID).
                 event_id = "" if mode == "early" else f"id: {next(events)}\n"
