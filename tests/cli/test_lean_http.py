@@ -21,6 +21,7 @@ from tests.cli import REPO, Run, rea
 from tests.conftest import start_http_server
 from tests.support.everything_http import everything_url
 from tests.support.file_keyring import FILE_ENV
+from tests.support.http_bridge import bridged
 
 FULL = {"REA_TUI_FULL_PATH": "1"}
 DURATIONS = re.compile(r'("durationMs": )[0-9.]+|\(\d+(\.\d+)? (ms|s)\)')
@@ -46,17 +47,6 @@ def same(*args: str, timeout: float = 60) -> Run:
 def everything() -> Iterator[str]:
     with everything_url("streamableHttp") as url:
         yield url
-
-
-def bridge(mode: str, *command: str) -> Iterator[str]:
-    process, url = start_http_server(
-        ["-m", "tests.support.http_bridge", mode, "--", *command], r"listening on (http://\S+)"
-    )
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 SAMPLE = (sys.executable, "-m", "tests.support.sample_server")
@@ -105,7 +95,7 @@ def same_on_fresh(mode: str, *args: str) -> tuple[Run, Run]:
     """Each path against its own bridge (a bridge is one session: a reply left over would reach the next)."""
     runs = []
     for env in ({}, FULL):
-        for url in bridge(mode, *SAMPLE):
+        with bridged(mode, SAMPLE) as url:
             run = rea(*args, "--url", url, "--protocol", "legacy", env=env)
             runs.append(Run(run.args, run.code, run.out.replace(url, "<url>"), run.err.replace(url, "<url>")))
     lean, full = runs

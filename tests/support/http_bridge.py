@@ -24,12 +24,33 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SESSION = "bridge-session-1"
 # Seconds a hung call is held open (longer than any test's timeout).
 HANG_SECONDS = 60.0
+
+
+# Seconds a bridge is given to stop when its test is done.
+STOP_TIMEOUT_SECONDS = 10
+
+
+@contextmanager
+def bridged(mode: str, command: Sequence[str]) -> Iterator[str]:
+    """A bridge to the stdio server `command`, for one session: its MCP endpoint's URL."""
+    from tests.conftest import start_http_server
+
+    process, url = start_http_server(
+        ["-m", "tests.support.http_bridge", mode, "--", *command], r"listening on (http://\S+)"
+    )
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=STOP_TIMEOUT_SECONDS)
 
 
 def main() -> None:
