@@ -131,15 +131,19 @@ def over_http(command: tuple[str, ...], *args: str, env: dict[str, str] | None =
 
 @given(strings=STRING_LISTS)
 @example(strings=WORST)
+@example(strings=["W" * 30_000 + "\x1b]0;owned title\x07"] * 2)  # a listing over the SDK's 1 MiB SSE event limit
 @settings(max_examples=2, deadline=None, phases=FUZZ_PHASES, suppress_health_check=[HealthCheck.too_slow])
 def test_the_lean_http_client_keeps_hostile_text_off_the_terminal(strings: list[str]) -> None:
     """`prompts`, `tools` and `call` over HTTP take the lean client: the same guard, the full path's output."""
     with tempfile.TemporaryDirectory() as folder:
         command = hostile_command(strings, Path(folder))
         traced = over_http(command, "tools", "--json", env=IMPORT_TIMES)
-        assert "mcp.client.session" not in traced.err, "the lean client did not take the command"
-        listing = checked(over_http(command, "tools", "--json")).json()
-        tool, failing = (t.name for t in (parse_tool(raw) for raw in listing["tools"]) if t is not None)
+        # A listing the SDK refuses (an SSE event over 1 MiB) is left to it; any other is the lean client's.
+        assert traced.code != 0 or "mcp.client.session" not in traced.err, "the lean client did not take it"
+        listed = checked(over_http(command, "tools", "--json"))
+        if listed.code != 0:
+            return  # the refused listing was the whole answer: there is nothing to call
+        tool, failing = (t.name for t in (parse_tool(raw) for raw in listed.json()["tools"]) if t is not None)
         for args in (
             ("prompts", "--json"),
             ("prompts",),

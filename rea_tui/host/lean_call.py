@@ -24,9 +24,7 @@ from rea_tui.host.lean_wire import (
     ACCEPTED_STATUS,
     ERROR_STATUS_FROM,
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     INVALID_REQUEST,
-    LEGACY_VERSION,
     METHOD_NOT_FOUND,
     NOT_FOUND_STATUS,
     OK_STATUS,
@@ -208,37 +206,14 @@ async def _progressed(params: dict[str, Any], request_id: int, on_progress: Prog
 
 async def _answer(lean: LeanHttp, request: dict[str, Any]) -> dict[str, Any]:
     """The reply to a server request, as the full path's callbacks make it."""
+    plain = lean.answer_plainly(request)
+    if plain is not None:
+        return plain
     method, params, request_id = request["method"], request.get("params", {}), request["id"]
-    refused = _sdk_refuses(lean, method, request.get("params"))
-    if refused is not None:
-        return {"id": request_id, "error": refused}
-    if method == "ping":
-        return {"id": request_id, "result": {}}
-    if method == "roots/list":
-        lean.roots.listed += 1
-        return {"id": request_id, "result": {"roots": lean.roots.to_json()}}
     if method == "elicitation/create":
         return {"id": request_id, "result": await _elicited(lean, params)}
-    if method == "sampling/createMessage":
-        return {"id": request_id, **await _sampled(lean, params)}
-    raise AssertionError(f"{method}: a request the SDK's table knows but no callback answers")
-
-
-def _sdk_refuses(lean: LeanHttp, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The error the SDK answers a server request with before any callback runs, or None.
-
-    Its method table and models decide (`ClientSession._on_request`), so they are imported here,
-    on the rare branch of a server asking something during a call.
-    """
-    from mcp_types import methods
-
-    try:
-        methods.parse_server_request(method, lean.protocol_version or LEGACY_VERSION, params)
-    except KeyError:
-        return {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}
-    except ValueError:  # pydantic's ValidationError: the dispatcher's words, no pydantic text on the wire
-        return {"code": INVALID_PARAMS, "message": "Invalid request parameters", "data": ""}
-    return None
+    # The SDK's table for the legacy revision holds four methods: this is the last one.
+    return {"id": request_id, **await _sampled(lean, params)}
 
 
 async def _elicited(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:

@@ -46,7 +46,9 @@ from rea_tui.host.lean_wire import (
     ACCEPTED_STATUS,
     CLIENT_CAPABILITIES,
     CLOSE_TIMEOUT_SECONDS,
+    INVALID_PARAMS,
     LEGACY_VERSION,
+    METHOD_NOT_FOUND,
     OK_STATUS,
     READABLE_TYPES,
     SESSION_HEADER,
@@ -134,6 +136,9 @@ class LeanHttp:
         if self.session_id is None:
             return
         try:
+            # Too late to fall back: a request left for the analyst goes unanswered, as when the full path closes.
+            with contextlib.suppress(LeanFallback):
+                self.drain()
             connection = self._connection(CLOSE_TIMEOUT_SECONDS)
             connection.request("DELETE", self._path, headers=self._headers())
             connection.getresponse().read()
@@ -189,6 +194,52 @@ class LeanHttp:
         if handler is None:
             return ElicitationAnswer("decline")
         return await self.waits.answer(lambda: handler(request), ElicitationAnswer("cancel"))
+
+    # ------------------------------------------------------------ server requests
+
+    def answer_plainly(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply to a ping or `roots/list`, or the SDK's refusal of any request; None when the analyst answers."""
+        method, request_id = request["method"], request["id"]
+        refused = self._refusal(method, request.get("params"))
+        if refused is not None:
+            return {"id": request_id, "error": refused}
+        if method == "ping":
+            return {"id": request_id, "result": {}}
+        if method == "roots/list":
+            self.roots.listed += 1
+            return {"id": request_id, "result": {"roots": self.roots.to_json()}}
+        return None
+
+    def _refusal(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The error the SDK answers a server request with before any callback runs, or None.
+
+        A ping or `roots/list` without parameters certainly passes; anything else is read by the
+        SDK's method table and models (`ClientSession._on_request`), imported on that branch.
+        """
+        if method in ("ping", "roots/list") and not params:
+            return None
+        from mcp_types import methods
+
+        try:
+            methods.parse_server_request(method, self.protocol_version or LEGACY_VERSION, params)
+        except KeyError:
+            return {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}
+        except ValueError:  # pydantic's ValidationError: the dispatcher's words, no pydantic text on the wire
+            return {"code": INVALID_PARAMS, "message": "Invalid request parameters", "data": ""}
+        return None
+
+    def _answer_before_call(self, request: dict[str, Any]) -> None:
+        """Answer a server request that came before the call; one for the analyst is the full path's."""
+        answer = self.answer_plainly(request)
+        if answer is None:
+            raise LeanFallback(f"{request['method']}: a server request for the analyst before the call")
+        self.respond(answer)
+
+    def drain(self) -> None:
+        """Answer the server requests waiting in the inbox (the full path answers them as they come)."""
+        for incoming in self.streams.waiting():
+            if "method" in incoming and "id" in incoming:
+                self._answer_before_call(incoming)
 
     # ------------------------------------------------------------ the wire
 
@@ -276,7 +327,8 @@ class LeanHttp:
                 if "method" in incoming and "id" not in incoming:
                     continue  # a notification (log message, list change, progress): nothing a one-shot shows
                 if "method" in incoming:
-                    raise LeanFallback(f"{method}: a server request before the call")
+                    self._answer_before_call(incoming)
+                    continue
                 if incoming.get("id") != request_id:
                     continue  # a reply to nothing sent: the SDK drops it too
                 if "error" in incoming or not isinstance(incoming.get("result"), dict):
@@ -296,6 +348,7 @@ class LeanHttp:
         headers = self.streams.get_headers
         if headers is not None:
             _check_headers(headers)
+        self.drain()
 
     def _open_get(self, extra: Mapping[str, str]) -> Reply:
         """A GET on the endpoint, as the SDK's `sse_within_origin` sends it (its SSE headers under the MCP ones)."""

@@ -79,6 +79,14 @@ class Streams:
         except queue.Empty:
             raise TimeoutError from None
 
+    def waiting(self) -> list[dict[str, Any]]:
+        """The messages already delivered, taken without waiting for more."""
+        taken: list[dict[str, Any]] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                taken.append(self._inbox.get_nowait())
+        return taken
+
     def _spawn(self, target: Callable[..., None], *args: Any) -> None:
         threading.Thread(target=target, args=args, daemon=True).start()
 

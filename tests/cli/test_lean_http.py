@@ -103,7 +103,10 @@ def same_on_fresh(mode: str, *args: str) -> tuple[Run, Run]:
     return lean, full
 
 
-@pytest.mark.parametrize("mode", ["plain", "json", "garbage", "early", "status500", "resume", "cut"])
+MODES = ["plain", "json", "garbage", "early", "status500", "resume", "cut", "asks", "input_required"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_misbehaving_server_gets_the_same_outcome(mode: str) -> None:
     same_on_fresh(mode, "tools", "--json")
     lean, _ = same_on_fresh(mode, "call", "echo", "text=hi", "--yes", "--json")

@@ -13,7 +13,10 @@ answers are POSTed back and passed on). MODE changes how `tools/call` is answere
 - `hang`: the call is never answered;
 - `resume`: the call's stream closes after a priming event with an id, before the reply; a GET
   with `Last-Event-ID` gets the reply (the SDK's resumption);
-- `cut`: as `resume`, but the GET is refused (405), so the resumption gives up.
+- `cut`: as `resume`, but the GET is refused (405), so the resumption gives up;
+- `asks`: before the call's reply, the bridge asks the client requests with malformed
+  parameters (and an unknown method) itself, and adds the answers it got to the result;
+- `input_required`: the call's result is a malformed `input_required` one.
 """
 
 from __future__ import annotations
@@ -32,6 +35,15 @@ from typing import Any
 SESSION = "bridge-session-1"
 # Seconds a hung call is held open (longer than any test's timeout).
 HANG_SECONDS = 60.0
+# The ids of the bridge's own requests (`asks`), and what it asks.
+BRIDGE_ID = "bridge-"
+MALFORMED: tuple[tuple[str, Any], ...] = (
+    ("roots/list", {"_meta": 5}),
+    ("ping", {"_meta": "x"}),
+    ("elicitation/create", {"message": 7}),
+    ("sampling/createMessage", {"messages": "no"}),
+    ("no/such-method", {}),
+)
 
 
 # Seconds a bridge is given to stop when its test is done.
@@ -73,6 +85,8 @@ def main() -> None:
     events = itertools.count(1)
     # The call's reply held back by `resume` and `cut`, for the GET that resumes the stream.
     held: queue.Queue[dict[str, Any]] = queue.Queue()
+    # The client's answers to the bridge's own requests (`asks`).
+    answers: queue.Queue[dict[str, Any]] = queue.Queue()
 
     def write_child(message: Any) -> None:
         assert child.stdin is not None
@@ -106,6 +120,10 @@ def main() -> None:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             message = json.loads(self.rfile.read(length))
+            if str(message.get("id")).startswith(BRIDGE_ID) and "method" not in message:
+                answers.put(message)
+                self._send(202, "text/plain", b"")
+                return
             write_child(message)
             if "method" not in message or "id" not in message:
                 self._send(202, "text/plain", b"")
@@ -143,6 +161,10 @@ def main() -> None:
                 if done and resumable:
                     held.put(reply)
                     break
+                if calling and done and mode == "asks":
+                    reply["result"]["content"].append({"type": "text", "text": json.dumps(self._ask())})
+                if calling and done and mode == "input_required":
+                    reply["result"] = {"resultType": "input_required", "inputRequests": {"q": {"method": 5}}}
                 # No event ids when the stream closes early: a stream with ids would be resumed (GET, Last-Event-ID).
                 event_id = "" if mode == "early" else f"id: {next(events)}\n"
                 self.wfile.write(f"event: message\n{event_id}data: {json.dumps(reply)}\n\n".encode())
@@ -150,6 +172,15 @@ def main() -> None:
                 if done:
                     break
             self.close_connection = True
+
+        def _ask(self) -> list[dict[str, Any]]:
+            """Each of MALFORMED asked on this stream, and what the client answered, in order."""
+            for index, (method, params) in enumerate(MALFORMED):
+                request = {"jsonrpc": "2.0", "id": f"{BRIDGE_ID}{index}", "method": method, "params": params}
+                self.wfile.write(f"event: message\ndata: {json.dumps(request)}\n\n".encode())
+                self.wfile.flush()
+            got = [answers.get(timeout=HANG_SECONDS) for _ in MALFORMED]
+            return sorted(got, key=lambda answer: str(answer.get("id")))
 
         def log_message(self, format: str, *args: object) -> None:
             pass
