@@ -8,7 +8,9 @@ one streamable HTTP server on a plain http:// URL, no OAuth options, no
 stored sign-in, no value asked for at start, and a server known to speak the
 legacy handshake (pinned, or remembered from an earlier connection: a server
 not yet seen gets the full path's probe). Everything the lean client cannot
-answer before the call is sent sends the command to the full path, from the
+answer before the call is sent (a server request for the analyst, a cookie
+or an encoded body on any reply or on the GET stream, a GET stream that does
+not answer within the timeout) sends the command to the full path, from the
 start; `REA_TUI_FULL_PATH=1` always does (for tests and debugging).
 """
 
