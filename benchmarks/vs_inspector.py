@@ -25,8 +25,10 @@ Over stdio each run starts its own server process; over HTTP one server
 run. Runs alternate between the clients (the order rotates each round) and
 the figures are medians; rea-tui runs with its own XDG folders, warmed by an
 uncounted first run (its protocol memory then knows the server speaks the
-legacy handshake, as a user's does after the first connection). Nothing is
-asserted; it prints figures, ratios and the issue's targets.
+legacy handshake, as a user's does after the first connection). Warmed, its
+HTTP runs take the lean client (`rea_tui/host/lean_http.py`, no SDK import);
+`REA_TUI_FULL_PATH=1` in the environment times the SDK's path instead. Nothing
+is asserted; it prints figures, ratios and the issue's targets.
 """
 
 from __future__ import annotations

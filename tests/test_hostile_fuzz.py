@@ -26,6 +26,7 @@ from rea_tui.host import ServerSpec
 from rea_tui.host.models import parse_prompt, parse_resource, parse_resource_template, parse_tool
 from tests.cli import Run, assert_terminal_safe, rea, rea_many
 from tests.conftest import REPO
+from tests.support.http_bridge import bridged
 from tests.support.pilot import make_app, ready, wait_for
 from tests.support.scenarios import SIZE
 
@@ -57,6 +58,8 @@ STRING_LISTS = st.lists(HOSTILE, min_size=1, max_size=10)
 WORST = ["".join(DANGEROUS) + "\x00", "\u202egnp.exe", "[red]x[/red]\x1b[31m", "A" * 30_000]
 # Each example starts real processes: a few examples, and no shrinking (a failure prints its example whole).
 FUZZ_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+# What differs between two runs of one call: its duration, and the analyst's wait (there from 1 ms).
+DURATION = re.compile(r'"durationMs": [0-9.]+|\n *"waitedMs": [0-9.]+,')
 FUZZ = settings(max_examples=3, deadline=None, phases=FUZZ_PHASES, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -112,6 +115,47 @@ def test_every_cli_command_keeps_hostile_text_off_the_terminal(strings: list[str
         )
         for run in runs:
             checked(run)
+
+
+# With it, Python lists every module it imports on stderr: the lean path imports no MCP client.
+IMPORT_TIMES = {"PYTHONPROFILEIMPORTTIME": "1"}
+FULL_PATH = {"REA_TUI_FULL_PATH": "1"}
+
+
+def over_http(command: tuple[str, ...], *args: str, env: dict[str, str] | None = None) -> Run:
+    """One command against the hostile server bridged to streamable HTTP (a bridge is one session)."""
+    with bridged("plain", command) as url:
+        run = rea(*args, "--url", url, "--protocol", "legacy", env=env)
+    return Run(run.args, run.code, run.out.replace(url, "<url>"), run.err.replace(url, "<url>"))
+
+
+@given(strings=STRING_LISTS)
+@example(strings=WORST)
+@example(strings=["W" * 30_000 + "\x1b]0;owned title\x07"] * 2)  # a listing over the SDK's 1 MiB SSE event limit
+@settings(max_examples=2, deadline=None, phases=FUZZ_PHASES, suppress_health_check=[HealthCheck.too_slow])
+def test_the_lean_http_client_keeps_hostile_text_off_the_terminal(strings: list[str]) -> None:
+    """`prompts`, `tools` and `call` over HTTP take the lean client: the same guard, the full path's output."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = hostile_command(strings, Path(folder))
+        traced = over_http(command, "tools", "--json", env=IMPORT_TIMES)
+        # A listing the SDK refuses (an SSE event over 1 MiB) is left to it; any other is the lean client's.
+        assert traced.code != 0 or "mcp.client.session" not in traced.err, "the lean client did not take it"
+        listed = checked(over_http(command, "tools", "--json"))
+        if listed.code != 0:
+            return  # the refused listing was the whole answer: there is nothing to call
+        tool, failing = (t.name for t in (parse_tool(raw) for raw in listed.json()["tools"]) if t is not None)
+        for args in (
+            ("prompts", "--json"),
+            ("prompts",),
+            ("tools",),
+            ("call", tool, "--yes"),  # it asks a question (elicitation) during the call: declined
+            ("call", failing, "--yes"),
+        ):
+            checked(over_http(command, *args))
+        lean = checked(over_http(command, "call", tool, "--yes", "--json"))
+        full = over_http(command, "call", tool, "--yes", "--json", env=FULL_PATH)
+        assert (lean.code, lean.err) == (full.code, full.err)
+        assert DURATION.sub("", lean.out) == DURATION.sub("", full.out)
 
 
 def hostile_spec(strings: list[str], folder: Path) -> ServerSpec:

@@ -11,7 +11,7 @@ from rea_tui.cli.exit_codes import exit_code_for
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
-    from rea_tui.host import HostedServer, HostEvent, ServerSpec
+    from rea_tui.host import HostedServer, HostError, HostEvent, ServerSpec
 
 ServerBody = Callable[[Context, "HostedServer"], Coroutine[Any, Any, int]]
 
@@ -33,7 +33,7 @@ async def with_server(context: Context, body: ServerBody, *, catalogs: bool = Tr
     and each one is written to stderr. With `--json`, a failure is a JSON
     object on stdout as well (`rea_tui.cli.shapes.error_json`).
     """
-    from rea_tui.host import HostedServer, HostError, ProtocolMemory, sanitize
+    from rea_tui.host import HostedServer, HostError, ProtocolMemory
 
     args = context.args
     hosted = HostedServer(single_server(context.specs), timeout=args.timeout, memory=ProtocolMemory())
@@ -46,17 +46,24 @@ async def with_server(context: Context, body: ServerBody, *, catalogs: bool = Tr
             await ask_for_logs(context, hosted, level)
         return await body(context, hosted)
     except HostError as exc:
-        code = exit_code_for(exc)
-        if args.json:
-            from rea_tui.cli.shapes import error_json
-
-            context.out.json(error_json(exc, code))
-        context.out.error(sanitize(exc.describe(), ERROR_MESSAGE_LIMIT))
-        return code
+        return report_host_error(context, exc)
     finally:
         await hosted.close()
         if args.trace:
             context.out.note(hosted.connection.traffic.format_table())
+
+
+def report_host_error(context: Context, exc: HostError) -> int:
+    """A host error as the command's result: its exit code, a JSON object with `--json`, the message on stderr."""
+    from rea_tui.host import sanitize
+
+    code = exit_code_for(exc)
+    if context.args.json:
+        from rea_tui.cli.shapes import error_json
+
+        context.out.json(error_json(exc, code))
+    context.out.error(sanitize(exc.describe(), ERROR_MESSAGE_LIMIT))
+    return code
 
 
 def log_printer(out: Output, level: str) -> Callable[[HostEvent], None]:

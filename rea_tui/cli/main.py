@@ -68,7 +68,12 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
             return int(run_tui(specs, timeout=args.timeout, inputs=deferred, offer_discovered=nothing_configured))
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
-        return BY_NAME[args.command].run(Context(args, specs, selection, full_argv, out))
+        context = Context(args, specs, selection, full_argv, out)
+        # The one-shot HTTP commands skip the SDK's import when the lean client can answer for it.
+        from rea_tui.cli.lean import run_lean
+
+        lean = run_lean(context)
+        return BY_NAME[args.command].run(context) if lean is None else lean
     except (ConfigError, UsageError) as exc:
         out.error(str(exc))
         return ExitCode.USAGE

@@ -128,6 +128,10 @@ _EXPORTS: dict[str, str] = {
     "entry_from_record": "replay_plan",
     "plan_replay": "replay_plan",
     "workflow_from_record": "replay_plan",
+    # the lean one-shot HTTP client of the CLI
+    "LeanFallback": "lean_wire",
+    "LeanSession": "lean_call",
+    "has_stored_sign_in": "auth.store",
     # the trust boundary
     "EgressViolation": "egress",
     "UNSAFE_CHARACTER": "egress",
@@ -239,6 +243,7 @@ if TYPE_CHECKING:
     from rea_tui.host.auth import uses_oauth as uses_oauth
     from rea_tui.host.auth.signin import login as login
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
+    from rea_tui.host.auth.store import has_stored_sign_in as has_stored_sign_in
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
@@ -294,6 +299,8 @@ if TYPE_CHECKING:
     from rea_tui.host.interaction import SamplingAnswer as SamplingAnswer
     from rea_tui.host.interaction import SamplingMessage as SamplingMessage
     from rea_tui.host.interaction import SamplingRequest as SamplingRequest
+    from rea_tui.host.lean_call import LeanSession as LeanSession
+    from rea_tui.host.lean_wire import LeanFallback as LeanFallback
     from rea_tui.host.models import ContentBlock as ContentBlock
     from rea_tui.host.models import EmbeddedResourceBlock as EmbeddedResourceBlock
     from rea_tui.host.models import MediaBlock as MediaBlock

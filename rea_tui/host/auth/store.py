@@ -10,6 +10,7 @@ registration. Nothing in it is ever logged or written to a transcript.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +24,16 @@ if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 KEYRING_SERVICE = "rea-tui"
+# Beside a record kept in the keyring, an empty file says it is there (so a check needs no keyring import).
+KEYRING_MARKER_SUFFIX = ".keyring"
+# An empty file saying the keyring was asked once and held no record for that server: records saved
+# before the markers existed have none, so the keyring itself is asked the first time (~0.5 s to import).
+KEYRING_CHECKED_SUFFIX = ".keyring-checked"
+
+
+def record_name(key: str) -> str:
+    """The file name (without suffix) of a server's record: no URL in it."""
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def auth_dir() -> Path:
@@ -47,6 +58,27 @@ def _usable_keyring() -> Any | None:
     if type(backend).__name__ == "ChainerBackend" and not getattr(backend, "backends", None):
         return None
     return backend
+
+
+def has_stored_sign_in(url: str) -> bool:
+    """Whether a record for `url` may be kept, so a connection would send its token; no keyring import after the first.
+
+    A 0600 file or a keyring marker says yes. Without either, the keyring is asked once for that
+    URL (a record from before the markers has none): a record there gets its marker, none gets a
+    stamp that spares the next run the question; a keyring that cannot answer counts as a yes.
+    A keyring switched on later can only hold records saved with their markers.
+    """
+    folder, name = auth_dir(), record_name(url)
+    if (folder / f"{name}.json").exists() or (folder / f"{name}{KEYRING_MARKER_SUFFIX}").exists():
+        return True
+    if (folder / f"{name}{KEYRING_CHECKED_SUFFIX}").exists():
+        return False
+    store = TokenStore(folder)
+    held = store.keyring_holds(url)
+    if held is not False:
+        return True
+    store.mark_checked(url)
+    return False
 
 
 @dataclass
@@ -84,7 +116,27 @@ class TokenStore:
         return f"0600 files in {self.folder}"
 
     def _path(self, key: str) -> Path:
-        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".json")
+        return self.folder / (record_name(key) + ".json")
+
+    def _marker(self, key: str) -> Path:
+        return self.folder / (record_name(key) + KEYRING_MARKER_SUFFIX)
+
+    def keyring_holds(self, key: str) -> bool | None:
+        """Whether the keyring has a record for `key` (marking it if so); None when the keyring cannot say."""
+        if self._keyring is None:
+            return False
+        try:
+            held = self._keyring.get_password(KEYRING_SERVICE, key) is not None
+        except Exception:
+            return None  # a locked or broken keyring: whatever it holds stays possible
+        if held:
+            self._write_file(self._marker(key), "")
+        return held
+
+    def mark_checked(self, key: str) -> None:
+        """Remember that the keyring held no record for `key` (an unwritable folder just means asking again)."""
+        with contextlib.suppress(OSError):
+            self._write_file(self.folder / (record_name(key) + KEYRING_CHECKED_SUFFIX), "")
 
     def load(self, key: str) -> AuthRecord:
         text: str | None = None
@@ -109,6 +161,7 @@ class TokenStore:
             try:
                 self._keyring.set_password(KEYRING_SERVICE, key, text)
                 self._path(key).unlink(missing_ok=True)
+                self._write_file(self._marker(key), "")
                 return
             except Exception:
                 pass  # A keyring that refuses (size limits, a locked collection) falls back to the file.
@@ -124,6 +177,7 @@ class TokenStore:
                     found = True
             except Exception:
                 pass
+        self._marker(key).unlink(missing_ok=True)
         path = self._path(key)
         if path.exists():
             path.unlink()
