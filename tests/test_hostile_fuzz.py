@@ -158,6 +158,21 @@ def test_the_lean_http_client_keeps_hostile_text_off_the_terminal(strings: list[
         assert DURATION.sub("", lean.out) == DURATION.sub("", full.out)
 
 
+@given(strings=STRING_LISTS)
+@example(strings=WORST)
+@FUZZ
+def test_the_lean_stdio_lists_keep_hostile_text_off_the_terminal(strings: list[str]) -> None:
+    """`prompts` and `tools` on a stdio server that spoke 2026-07-28 before: the same guard, the full path's output."""
+    with tempfile.TemporaryDirectory() as folder:
+        server = ("--", *hostile_command(strings, Path(folder)), "--modern")
+        checked(rea("prompts", *server))  # the full path, which remembers the server speaks 2026-07-28
+        assert "mcp.client.session" not in rea("tools", "--json", *server, env=IMPORT_TIMES).err
+        for args in (("prompts", "--json"), ("prompts",), ("tools", "--json"), ("tools",)):
+            lean = checked(rea(*args, *server))
+            full = rea(*args, *server, env=FULL_PATH)
+            assert (lean.code, lean.out, lean.err) == (full.code, full.out, full.err), args
+
+
 def hostile_spec(strings: list[str], folder: Path) -> ServerSpec:
     command, *args = hostile_command(strings, folder)
     return ServerSpec(name="hostile", transport="stdio", command=command, args=tuple(args), cwd=str(REPO))

@@ -1,4 +1,8 @@
-"""Which one-shot commands take the lean HTTP client (`rea_tui.host.lean_http`), and running them on it.
+"""Which one-shot commands take a lean client (`rea_tui.host.lean_http`, `lean_stdio`), and running them on it.
+
+Over stdio, `prompts` and `tools` on a server that spoke 2026-07-28 at its last connection ask it
+directly, with no SDK (`rea_tui.host.lean_stdio`); anything amiss, and they run on the full path.
+Over HTTP:
 
 The command's own body runs, on the lean client instead of a `HostedServer`,
 so what it prints is made by the same code. A command line takes this path
@@ -25,11 +29,13 @@ from rea_tui.cli.connect import report_host_error
 
 if TYPE_CHECKING:
     from rea_tui.cli.connect import ServerBody
-    from rea_tui.host import HostedServer
+    from rea_tui.host import HostedServer, LeanStdio
     from rea_tui.host import LeanSession as LeanHttp
 
 FULL_PATH_ENV = "REA_TUI_FULL_PATH"
 LEAN_COMMANDS = ("prompts", "tools", "call")
+# Over stdio, only the lists (asked again on the full path if anything is amiss; a call could not be).
+LEAN_LIST_COMMANDS = ("prompts", "tools")
 SCHEMA_GUARD = "rea_tui.host.schemas.guard"
 
 
@@ -67,17 +73,49 @@ def lean_client(context: Context) -> LeanHttp | None:
 
 
 def run_lean(context: Context) -> int | None:
-    """The command's exit code, run on the lean client; None when the full path must run it."""
+    """The command's exit code, run on a lean client; None when the full path must run it."""
+    stdio = lean_stdio_client(context)
+    if stdio is not None:
+        return asyncio.run(_run_stdio(context, stdio))
     lean = lean_client(context)
     if lean is None:
         return None
     return asyncio.run(_run(context, lean))
 
 
+def lean_stdio_client(context: Context) -> LeanStdio | None:
+    """For `prompts` and `tools` on one stdio server known to speak 2026-07-28 (`rea_tui.host.lean_stdio`)."""
+    args = context.args
+    if os.environ.get(FULL_PATH_ENV) == "1" or args.command not in LEAN_LIST_COMMANDS or len(context.specs) != 1:
+        return None
+    if args.trace or getattr(args, "log_level", None) is not None:
+        return None
+    spec = context.specs[0]
+    if spec.asked:
+        return None
+    from rea_tui.host import LeanStdio, ProtocolMemory, known_modern
+
+    memory = ProtocolMemory()
+    return LeanStdio(spec, args.timeout, memory=memory) if known_modern(spec, memory) else None
+
+
+async def _run_stdio(context: Context, lean: LeanStdio) -> int | None:
+    from rea_tui.host import LeanStdioFallback
+
+    try:
+        await lean.start()
+        # The body lists first (a fallback is still possible: nothing is printed before the list is in).
+        return await _bodies()[context.args.command](context, cast("HostedServer", _LeanHosted(lean)))
+    except LeanStdioFallback:
+        return None
+    finally:
+        await lean.close()
+
+
 class _LeanHosted:
     """What a command body reads of a `HostedServer`: the connection and its catalogs."""
 
-    def __init__(self, lean: LeanHttp) -> None:
+    def __init__(self, lean: LeanHttp | LeanStdio) -> None:
         from rea_tui.host import ServerCatalogs
 
         self.connection = lean

@@ -128,9 +128,12 @@ _EXPORTS: dict[str, str] = {
     "entry_from_record": "replay_plan",
     "plan_replay": "replay_plan",
     "workflow_from_record": "replay_plan",
-    # the lean one-shot HTTP client of the CLI
+    # the lean one-shot clients of the CLI (HTTP, and stdio lists)
     "LeanFallback": "lean_wire",
     "LeanSession": "lean_call",
+    "LeanStdio": "lean_stdio",
+    "LeanStdioFallback": "lean_stdio",
+    "known_modern": "lean_stdio",
     "has_stored_sign_in": "auth.store",
     # the trust boundary
     "EgressViolation": "egress",
@@ -300,6 +303,9 @@ if TYPE_CHECKING:
     from rea_tui.host.interaction import SamplingMessage as SamplingMessage
     from rea_tui.host.interaction import SamplingRequest as SamplingRequest
     from rea_tui.host.lean_call import LeanSession as LeanSession
+    from rea_tui.host.lean_stdio import LeanStdio as LeanStdio
+    from rea_tui.host.lean_stdio import LeanStdioFallback as LeanStdioFallback
+    from rea_tui.host.lean_stdio import known_modern as known_modern
     from rea_tui.host.lean_wire import LeanFallback as LeanFallback
     from rea_tui.host.models import ContentBlock as ContentBlock
     from rea_tui.host.models import EmbeddedResourceBlock as EmbeddedResourceBlock

@@ -52,13 +52,14 @@ class EarlyLists:
 
 
 # What the SDK's client advertises for the callbacks a `Connection` registers (sampling, form and URL
-# elicitation, roots with list changes): requests sent apart from the SDK say the same (a test compares
-# the two on the wire).
+# elicitation, roots with list changes), and its client info: requests sent apart from the SDK (these,
+# and the lean HTTP client's) say the same (tests compare them on the wire).
 CLIENT_CAPABILITIES: dict[str, Any] = {
     "sampling": {},
     "elicitation": {"form": {}, "url": {}},
     "roots": {"listChanged": True},
 }
+CLIENT_INFO = {"name": "rea-tui", "version": __version__}
 _META_PREFIX = "io.modelcontextprotocol/"
 
 
@@ -66,7 +67,7 @@ def request_meta(version: str) -> dict[str, Any]:
     """The `_meta` the SDK stamps on each request at `version` (2026-07-28): the version, client and capabilities."""
     return {
         f"{_META_PREFIX}protocolVersion": version,
-        f"{_META_PREFIX}clientInfo": {"name": "rea-tui", "version": __version__},
+        f"{_META_PREFIX}clientInfo": CLIENT_INFO,
         f"{_META_PREFIX}clientCapabilities": CLIENT_CAPABILITIES,
     }
 

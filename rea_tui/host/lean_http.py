@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from rea_tui import __version__
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import RequestTimedOut
 from rea_tui.host.http_status import HttpStatusLog
@@ -45,6 +44,7 @@ from rea_tui.host.lean_wire import (
     ACCEPT,
     ACCEPTED_STATUS,
     CLIENT_CAPABILITIES,
+    CLIENT_INFO,
     CLOSE_TIMEOUT_SECONDS,
     INVALID_PARAMS,
     LEGACY_VERSION,
@@ -114,7 +114,7 @@ class LeanHttp:
         params = {
             "protocolVersion": LEGACY_VERSION,
             "capabilities": CLIENT_CAPABILITIES,
-            "clientInfo": {"name": "rea-tui", "version": __version__},
+            "clientInfo": CLIENT_INFO,
         }
         # The full path's connect timeout covers the whole handshake.
         deadline = time.monotonic() + self.timeout

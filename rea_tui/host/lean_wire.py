@@ -14,15 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from rea_tui.host.early_lists import CLIENT_CAPABILITIES as CLIENT_CAPABILITIES
+from rea_tui.host.early_lists import CLIENT_INFO as CLIENT_INFO
+
 # The legacy revision the SDK offers in `initialize`, and the ones it accepts back; the lean client
 # takes only the one it offered (another answer goes to the full path, which knows them all).
 LEGACY_VERSION = "2025-11-25"
-# What the full path declares (the SDK's client with rea-tui's callbacks installed).
-CLIENT_CAPABILITIES: dict[str, Any] = {
-    "sampling": {},
-    "elicitation": {"form": {}, "url": {}},
-    "roots": {"listChanged": True},
-}
 ACCEPT = "application/json, text/event-stream"
 # The reply types a request's POST may carry (the SDK's prefix checks).
 READABLE_TYPES = ("application/json", "text/event-stream")

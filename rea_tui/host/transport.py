@@ -243,6 +243,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         self._held: list[bytes] = []
         self._partial = bytearray()
         self._early_reader: asyncio.Task[None] | None = None
+        # The server's stderr is read from the first early request on (a chatty server must not block).
+        self._stderr_reader: asyncio.Task[None] | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -280,6 +282,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         self._early_ids.add(key)
         if self._early_reader is None and self._tg is None:
             self._early_reader = asyncio.create_task(self._read_early(), name="early reader")
+            self._stderr_reader = asyncio.create_task(self._read_stderr(), name="stderr reader")
         data = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         self._traffic.record_message("out", request, size=len(data))
         try:
@@ -347,7 +350,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         await self._tg.__aenter__()
         self._tg.start_soon(self._read_stdout, to_session)
         self._tg.start_soon(self._write_stdin, from_session)
-        self._tg.start_soon(self._read_stderr)
+        if self._stderr_reader is None:
+            self._tg.start_soon(self._read_stderr)
         return session_reads, session_writes
 
     async def _read_stdout(self, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
@@ -468,6 +472,28 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         # The task group was entered in __aenter__, so it must be exited outside any newer scope.
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
+        await self._close_readers()
+
+    async def close_unread(self) -> None:
+        """Stop a process the SDK's session never read (only `early_request` was used): as `__aexit__` does."""
+        process = self._process
+        if process is None:
+            return
+        with anyio.CancelScope(shield=True):
+            await self._stop_early()
+            if self._stdin is not None:
+                with suppress(Exception):
+                    self._stdin.close()
+            await self._stop(process)
+            self._end_early(ServerUnavailable(f"{self._spec.name}: closed"))
+        await self._close_readers()
+
+    async def _close_readers(self) -> None:
+        stderr_reader, self._stderr_reader = self._stderr_reader, None
+        if stderr_reader is not None:
+            stderr_reader.cancel()
+            with suppress(asyncio.CancelledError):
+                await stderr_reader
         for reader in (self._stdout, self._stderr_pipe):
             if reader is not None:
                 with suppress(Exception):

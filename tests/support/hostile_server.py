@@ -10,7 +10,8 @@ links, embedded resources, media types), completion values, tool results
 (content, structuredContent keys and values, isError), errors (message and
 field diagnostics), log messages, an elicitation request (message and
 schema) and stderr. Names stay usable: each carries its index, so the host
-can send it back.
+can send it back. `--modern` after the file: it answers 2026-07-28's
+`server/discover` too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from itertools import count
 from typing import Any
 
 PROTOCOL_FALLBACK = "2025-11-25"
+# With `--modern` it also answers 2026-07-28's `server/discover` (its lists answer either way).
+MODERN_VERSION = "2026-07-28"
 NO_BRACES = str.maketrans("", "", "{},")
 
 
@@ -101,8 +104,9 @@ def catalog(s: Strings) -> dict[str, Any]:
 
 
 class HostileServer:
-    def __init__(self, strings: list[str]) -> None:
+    def __init__(self, strings: list[str], *, modern: bool = False) -> None:
         self.s = Strings(strings)
+        self.modern = modern
         self.listing = catalog(self.s)
         self._ids = count(1)
         # Tool calls waiting for the client's answer to the elicitation they asked, by that request's id.
@@ -150,6 +154,16 @@ class HostileServer:
                     },
                     "serverInfo": {"name": f"hostile{s()}", "version": s(), "title": s()},
                     "instructions": s(),
+                },
+            )
+        elif method == "server/discover" and self.modern:
+            self.result(
+                request_id,
+                {
+                    "supportedVersions": [MODERN_VERSION],
+                    "capabilities": {"prompts": {}, "tools": {}, "resources": {}, "completions": {}},
+                    "instructions": s(),
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": f"hostile{s()}", "version": s()}},
                 },
             )
         elif method == "notifications/initialized":
@@ -216,7 +230,7 @@ class HostileServer:
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as source:
         strings = json.load(source)
-    server = HostileServer([str(item) for item in strings])
+    server = HostileServer([str(item) for item in strings], modern="--modern" in sys.argv[2:])
     for line in sys.stdin:
         try:
             message = json.loads(line)
