@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rea_tui import __version__
 from rea_tui.host.errors import HostError
+from rea_tui.host.pagination import PAGE_LIMIT, next_cursor
 
 if TYPE_CHECKING:
     from rea_tui.host.transport import StdioProcess
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 MODERN_VERSION = "2026-07-28"
 # The request ids of the preview, apart from the SDK's integers (a late reply is never the session's).
 EARLY_ID_PREFIX = "rea-early-"
-# As many pages as `RequestSender.paginate` follows.
-EARLY_PAGE_LIMIT = 100
 
 # The list methods: method, the result's item key, the capability that declares it.
 LIST_METHODS = (
@@ -105,20 +104,19 @@ class EarlyRequests:
             return None
         return capabilities
 
-    async def items(self, method: str, key: str) -> list[Any] | None:
+    async def items(self, method: str, key: str, page_limit: int = PAGE_LIMIT) -> list[Any] | None:
         """Every page's items, following `nextCursor` as the catalogs do; None if a page failed."""
         items: list[Any] = []
         cursor: str | None = None
-        for _ in range(EARLY_PAGE_LIMIT):
+        for _ in range(page_limit):
             result = await self.result(method, {"cursor": cursor} if cursor else None)
             page = result.get(key) if result is not None else None
             if not isinstance(page, list):
                 return None
             items.extend(page)
-            next_cursor = result.get("nextCursor") if result is not None else None
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
+            cursor = next_cursor(result, cursor) if result is not None else None
+            if cursor is None:
                 break
-            cursor = next_cursor
         return items
 
 

@@ -57,6 +57,7 @@ from rea_tui.host.lean_wire import (
     LeanFallback,
     Reply,
 )
+from rea_tui.host.pagination import PAGE_LIMIT, next_cursor
 from rea_tui.host.roots import Roots
 from rea_tui.host.waiting import AnalystWaits
 
@@ -165,12 +166,12 @@ class LeanHttp:
         if task_support(tool, self.capabilities) != "forbidden":
             raise LeanFallback("a tool that runs as a task")
 
-    async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+    async def paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         if method in self._prefetched:
             return self._prefetched.pop(method)
         return self._paginate(method, key, page_limit=page_limit)
 
-    def _paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+    def _paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         """Every item, following `nextCursor` exactly as `RequestSender.paginate` does."""
         items: list[Any] = []
         cursor: str | None = None
@@ -179,10 +180,9 @@ class LeanHttp:
             page = result.get(key)
             if isinstance(page, list):
                 items.extend(page)
-            next_cursor = result.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
+            cursor = next_cursor(result, cursor)
+            if cursor is None:
                 break
-            cursor = next_cursor
         return items
 
     def _request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.early_lists import MODERN_VERSION, EarlyRequests, request_meta
 from rea_tui.host.errors import HostError
+from rea_tui.host.pagination import PAGE_LIMIT
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import StderrBuffer, StdioProcess
@@ -73,10 +74,10 @@ class LeanStdio:
         if self.memory is not None and self.spec.protocol == "auto":
             self.memory.remember(self.spec.fingerprint, "modern")
 
-    async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+    async def paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         """Every item of the list, as `RequestSender.paginate` gives it; LeanStdioFallback on anything else."""
         try:
-            items = await self._bounded(self._requests.items(method, key))
+            items = await self._bounded(self._requests.items(method, key, page_limit))
         except HostError:
             items = None
         if items is None:

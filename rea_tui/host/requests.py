@@ -31,6 +31,7 @@ from rea_tui.host.errors import (
     ServerUnavailable,
 )
 from rea_tui.host.events import BadOutputReceived, HostEvent
+from rea_tui.host.pagination import PAGE_LIMIT, next_cursor
 
 if TYPE_CHECKING:
     from mcp.shared.exceptions import MCPError
@@ -232,7 +233,7 @@ class RequestSender:
         # A server may echo a configured secret back in its message: it is redacted like everywhere else.
         return ProtocolError.from_error(code, self.traffic.redact(exc.error.message), exc.error.data)
 
-    async def paginate(self, method: str, key: str, *, page_limit: int = 100) -> list[Any]:
+    async def paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         """Every item of a paginated list method, following `nextCursor`."""
         items: list[Any] = []
         cursor: str | None = None
@@ -241,8 +242,7 @@ class RequestSender:
             page = result.get(key)
             if isinstance(page, list):
                 items.extend(page)
-            next_cursor = result.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
+            cursor = next_cursor(result, cursor)
+            if cursor is None:
                 break
-            cursor = next_cursor
         return items
