@@ -45,12 +45,18 @@ def _bodies() -> dict[str, ServerBody]:
     return {"prompts": prompts.body, "tools": tools.body, "call": call.body}
 
 
+def _plain_one_shot(context: Context, commands: tuple[str, ...]) -> bool:
+    """One of `commands`, on one server, with nothing only the full path shows (a trace, the server's log)."""
+    args = context.args
+    if os.environ.get(FULL_PATH_ENV) == "1" or args.command not in commands or len(context.specs) != 1:
+        return False
+    return not args.trace and getattr(args, "log_level", None) is None
+
+
 def lean_client(context: Context) -> LeanHttp | None:
     """The lean client for this command line, or None when it goes to the full path."""
     args = context.args
-    if os.environ.get(FULL_PATH_ENV) == "1" or args.command not in LEAN_COMMANDS or len(context.specs) != 1:
-        return None
-    if args.trace or getattr(args, "log_level", None) is not None:
+    if not _plain_one_shot(context, LEAN_COMMANDS):
         return None
     if args.command == "call" and (args.pick or args.no_wait):
         return None
@@ -85,10 +91,7 @@ def run_lean(context: Context) -> int | None:
 
 def lean_stdio_client(context: Context) -> LeanStdio | None:
     """For `prompts` and `tools` on one stdio server known to speak 2026-07-28 (`rea_tui.host.lean_stdio`)."""
-    args = context.args
-    if os.environ.get(FULL_PATH_ENV) == "1" or args.command not in LEAN_LIST_COMMANDS or len(context.specs) != 1:
-        return None
-    if args.trace or getattr(args, "log_level", None) is not None:
+    if not _plain_one_shot(context, LEAN_LIST_COMMANDS):
         return None
     spec = context.specs[0]
     if spec.asked:
@@ -96,7 +99,7 @@ def lean_stdio_client(context: Context) -> LeanStdio | None:
     from rea_tui.host import LeanStdio, ProtocolMemory, known_modern
 
     memory = ProtocolMemory()
-    return LeanStdio(spec, args.timeout, memory=memory) if known_modern(spec, memory) else None
+    return LeanStdio(spec, context.args.timeout, memory=memory) if known_modern(spec, memory) else None
 
 
 async def _run_stdio(context: Context, lean: LeanStdio) -> int | None:
