@@ -246,6 +246,43 @@ def test_every_screen_keeps_hostile_text_off_the_terminal(strings: list[str]) ->
     asyncio.run(drive_every_screen(strings))
 
 
+# How long the relay holds the SDK's opening back: the hostile server answers at once, so this is time enough.
+PREVIEW_HOLD_SECONDS = 2.0
+
+
+async def preview_hostile_lists(strings: list[str]) -> None:
+    """A started server's early lists, shown while its session comes up (host/early_lists.py), then the session's."""
+    from rea_tui.host import Session, start_server_process
+    from rea_tui.ui.app import create_app
+    from rea_tui.ui.settings import AppSettings
+
+    with tempfile.TemporaryDirectory() as folder:
+        server = (*hostile_command(strings, Path(folder)), "--modern")
+        relay = ("-m", "tests.support.slow_opening", str(PREVIEW_HOLD_SECONDS), "--", *server)
+        spec = ServerSpec(name="hostile", transport="stdio", command=sys.executable, args=relay, cwd=str(REPO))
+        session = Session([spec], started={spec.name: start_server_process(spec)}, remember_protocols=False)
+        app = create_app(session, settings=AppSettings())
+        async with app.run_test(size=SIZE) as pilot:
+
+            def previewed() -> bool:
+                hosted = session.hosted("hostile")
+                return hosted is not None and hosted.previewed
+
+            await wait_for(pilot, previewed, "the early lists", PREVIEW_HOLD_SECONDS * 5)
+            await pilot.pause(0.1)  # drawn: every frame passes the strict screen guard
+            await ready(pilot, app)
+            assert session.state("hostile").status == "ready"
+
+
+@given(strings=STRING_LISTS)
+@example(strings=WORST)
+@settings(max_examples=2, deadline=None, phases=FUZZ_PHASES, suppress_health_check=[HealthCheck.too_slow])
+def test_the_early_lists_of_a_hostile_server_are_drawn_safely(strings: list[str]) -> None:
+    import asyncio
+
+    asyncio.run(preview_hostile_lists(strings))
+
+
 def test_the_fuzz_would_catch_a_leak() -> None:
     """The check above can fail: raw hostile text on a stream is flagged."""
     leaked = Run(("x",), 0, "title\x1b]0;owned\x07", "")
