@@ -257,7 +257,11 @@ class Connection(RequestSender, ServerCallbacks):
                 await preview
 
     async def _read_early_lists(self, process: StdioProcess) -> None:
-        early = await fetch_early_lists(process, request_meta(MODERN_VERSION), MODERN_VERSION)
+        try:
+            early = await fetch_early_lists(process, request_meta(MODERN_VERSION), MODERN_VERSION)
+        except Exception as exc:  # a broken pipe, say: only the preview is lost, the session reports the rest
+            self.traffic.record_event("lists/preview", f"not read: {type(exc).__name__}: {exc}")
+            return
         if early is not None and self.state == "connecting":
             self.early = early
             # What the server declared (the session's own discover sets them again when it is ready).

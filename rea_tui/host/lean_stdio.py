@@ -64,7 +64,7 @@ class LeanStdio:
         try:
             await self._process.spawn()
             capabilities = await self._bounded(self._requests.discover(MODERN_VERSION))
-        except HostError:
+        except (HostError, OSError):  # OSError: the server gone before it read what was written
             capabilities = None
         if capabilities is None:
             await self.close()
@@ -78,7 +78,7 @@ class LeanStdio:
         """Every item of the list, as `RequestSender.paginate` gives it; LeanStdioFallback on anything else."""
         try:
             items = await self._bounded(self._requests.items(method, key, page_limit))
-        except HostError:
+        except (HostError, OSError):  # OSError: the server gone before it read what was written
             items = None
         if items is None:
             await self.close()

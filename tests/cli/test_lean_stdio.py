@@ -76,3 +76,19 @@ def test_a_server_no_longer_speaking_2026_07_28_falls_back_to_the_full_path_with
     assert loads_sdk("prompts", *LEGACY)
     # The full path it fell back to remembers what the server speaks now.
     assert set(json.loads(memory.read_text(encoding="utf-8")).values()) == {"legacy"}
+
+
+def test_a_server_that_exits_at_once_is_reported_as_the_full_path_reports_it() -> None:
+    exiting = raw("exit")
+    first = rea("prompts", *exiting)
+    assert first.code != 0
+    memory = Path(os.environ["XDG_CACHE_HOME"]) / "rea-tui" / "protocols.json"
+    fingerprints = json.loads(memory.read_text(encoding="utf-8")) if memory.exists() else {}
+    # Remembered as 2026-07-28 (an earlier version of it, say): the lean client starts it, it is gone.
+    key = next(iter(fingerprints), None) or f"stdio {exiting[1]}"
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    memory.write_text(json.dumps({key: "modern"}), encoding="utf-8")
+    lean = rea("prompts", *exiting)
+    memory.write_text(json.dumps({key: "modern"}), encoding="utf-8")
+    full = rea("prompts", *exiting, env=FULL)
+    assert (lean.code, lean.out, lean.err) == (full.code, full.out, full.err) == (first.code, first.out, first.err)
