@@ -23,10 +23,10 @@ from rea_tui.host.events import (
     ResourceUpdated,
 )
 from rea_tui.host.interaction import (
+    SAMPLING_DECLINED,
     ElicitationAnswer,
     ElicitationHandler,
     ElicitationRequest,
-    SamplingAnswer,
     SamplingHandler,
     SamplingMessage,
     SamplingRequest,
@@ -84,10 +84,7 @@ class ServerCallbacks:
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """Ask the analyst (through the installed handler) with the clocks stopped; declined without one."""
-        handler = self.elicitation_handler
-        if handler is None:
-            return ElicitationAnswer("decline")
-        return await self.waits.answer(lambda: handler(request), ElicitationAnswer("cancel"))
+        return await self.waits.elicitation(self.elicitation_handler, request)
 
     async def _on_elicitation(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
@@ -117,16 +114,13 @@ class ServerCallbacks:
     ) -> types.CreateMessageResult | types.ErrorData:
         import mcp_types as types
 
-        handler = self.sampling_handler
-        declined = types.ErrorData(code=types.INVALID_REQUEST, message="The analyst declined the sampling request")
-        if handler is None:
-            return declined
+        declined = types.ErrorData(code=types.INVALID_REQUEST, message=SAMPLING_DECLINED)
         messages = tuple(
             SamplingMessage(role=m.role, text=getattr(m.content, "text", f"[{getattr(m.content, 'type', '?')}]"))
             for m in params.messages
         )
         request = SamplingRequest(self.name, messages, params.system_prompt, params.max_tokens)
-        answer = await self.waits.answer(lambda: handler(request), SamplingAnswer(None))
+        answer = await self.waits.sampling(self.sampling_handler, request)
         if answer.text is None:
             return declined
         return types.CreateMessageResult(

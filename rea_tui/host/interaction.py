@@ -53,5 +53,8 @@ class SamplingAnswer:
     model: str = "human (rea-tui)"
 
 
+# The error a server gets when the analyst (or the lack of a handler) declines its sampling request.
+SAMPLING_DECLINED = "The analyst declined the sampling request"
+
 ElicitationHandler = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
 SamplingHandler = Callable[[SamplingRequest], Awaitable[SamplingAnswer]]

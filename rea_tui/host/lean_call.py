@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.errors import MALFORMED_RESULT, HostError, ProtocolError, RequestTimedOut, ServerUnavailable
-from rea_tui.host.interaction import ElicitationRequest, SamplingAnswer, SamplingMessage, SamplingRequest
+from rea_tui.host.interaction import SAMPLING_DECLINED, ElicitationRequest, SamplingMessage, SamplingRequest
 from rea_tui.host.lean_http import LeanHttp
 from rea_tui.host.lean_wire import (
     ACCEPTED_STATUS,
@@ -29,7 +29,6 @@ from rea_tui.host.lean_wire import (
     NOT_FOUND_STATUS,
     OK_STATUS,
     READABLE_TYPES,
-    SAMPLING_DECLINED,
     Unreadable,
     read_message,
 )
@@ -238,11 +237,7 @@ async def _elicited(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:
 
 async def _sampled(lean: LeanHttp, params: dict[str, Any]) -> dict[str, Any]:
     declined = {"error": {"code": INVALID_REQUEST, "message": SAMPLING_DECLINED}}
-    handler = lean.sampling_handler
-    if handler is None:
-        return declined
-    request = sampling_request(lean.name, params)
-    answer = await lean.waits.answer(lambda: handler(request), SamplingAnswer(None))
+    answer = await lean.waits.sampling(lean.sampling_handler, sampling_request(lean.name, params))
     if answer.text is None:
         return declined
     return {"result": {"role": "assistant", "content": {"type": "text", "text": answer.text}, "model": answer.model}}

@@ -190,10 +190,7 @@ class LeanHttp:
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """As `ServerCallbacks.elicit`: the installed handler with the clocks stopped; declined without one."""
-        handler = self.elicitation_handler
-        if handler is None:
-            return ElicitationAnswer("decline")
-        return await self.waits.answer(lambda: handler(request), ElicitationAnswer("cancel"))
+        return await self.waits.elicitation(self.elicitation_handler, request)
 
     # ------------------------------------------------------------ server requests
 

@@ -41,7 +41,6 @@ CONNECTION_CLOSED = -32000
 PARSE_ERROR = -32700
 # Seconds the DELETE at the end may take (the SDK's write bound is of that order too).
 CLOSE_TIMEOUT_SECONDS = 5.0
-SAMPLING_DECLINED = "The analyst declined the sampling request"
 # Bytes one SSE event may take (the SDK's DEFAULT_MAX_SSE_EVENT_SIZE): a bigger one fails the stream.
 MAX_SSE_EVENT_BYTES = 1024 * 1024
 # Bytes read from a stream at a time (any size works; the parser joins partial lines).

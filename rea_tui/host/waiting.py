@@ -24,6 +24,15 @@ from typing import Any, TypeVar
 
 import anyio
 
+from rea_tui.host.interaction import (
+    ElicitationAnswer,
+    ElicitationHandler,
+    ElicitationRequest,
+    SamplingAnswer,
+    SamplingHandler,
+    SamplingRequest,
+)
+
 AnswerT = TypeVar("AnswerT")
 
 
@@ -112,6 +121,18 @@ class AnalystWaits:
         finally:
             self._clocks.discard(clock)
             clock.stop()
+
+    async def elicitation(self, handler: ElicitationHandler | None, request: ElicitationRequest) -> ElicitationAnswer:
+        """The analyst's answer through `handler`, clocks stopped: declined without one, cancelled if closed."""
+        if handler is None:
+            return ElicitationAnswer("decline")
+        return await self.answer(lambda: handler(request), ElicitationAnswer("cancel"))
+
+    async def sampling(self, handler: SamplingHandler | None, request: SamplingRequest) -> SamplingAnswer:
+        """The analyst's answer through `handler`, clocks stopped: no text (declined) without one or if closed."""
+        if handler is None:
+            return SamplingAnswer(None)
+        return await self.answer(lambda: handler(request), SamplingAnswer(None))
 
     async def answer(self, ask: Callable[[], Awaitable[AnswerT]], closed: AnswerT) -> AnswerT:
         """Run one dialog (`ask`) with the clocks stopped; `closed` if `close_dialogs` ended it first."""
