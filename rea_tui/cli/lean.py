@@ -139,7 +139,7 @@ async def _run(context: Context, lean: LeanHttp) -> int | None:
     try:
         try:
             lean.start()
-            _prefetch(context, lean)
+            await _prefetch(context, lean)
         except LeanFallback:
             return None
         return await _bodies()[command](context, cast("HostedServer", _LeanHosted(lean)))
@@ -149,11 +149,11 @@ async def _run(context: Context, lean: LeanHttp) -> int | None:
         lean.close()
 
 
-def _prefetch(context: Context, lean: LeanHttp) -> None:
+async def _prefetch(context: Context, lean: LeanHttp) -> None:
     """The command's listing, while falling back is still possible."""
     if context.args.command == "call":
-        lean.prefetch_call(context.args.tool)
+        await lean.prefetch_call(context.args.tool)
     elif lean.has_capability(context.args.command):
-        lean.prefetch(f"{context.args.command}/list", context.args.command)
+        await lean.prefetch(f"{context.args.command}/list", context.args.command)
     # The GET stream is open (a server request of the call may come on it) and asks for nothing unread.
     lean.streams_plain()

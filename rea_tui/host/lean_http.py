@@ -57,7 +57,7 @@ from rea_tui.host.lean_wire import (
     LeanFallback,
     Reply,
 )
-from rea_tui.host.pagination import PAGE_LIMIT, next_cursor
+from rea_tui.host.pagination import PAGE_LIMIT, all_pages
 from rea_tui.host.roots import Roots
 from rea_tui.host.waiting import AnalystWaits
 
@@ -149,18 +149,18 @@ class LeanHttp:
 
     # ------------------------------------------------------------ requests
 
-    def prefetch(self, method: str, key: str) -> None:
+    async def prefetch(self, method: str, key: str) -> None:
         """List every page now (while falling back is still possible); the catalog's refresh then takes it."""
-        self._prefetched[method] = self._paginate(method, key)
+        self._prefetched[method] = await all_pages(self._page, method, key)
 
-    def prefetch_call(self, tool_name: str) -> None:
+    async def prefetch_call(self, tool_name: str) -> None:
         """The tools before a call; a tool that runs as a task is the full path's (it polls, it cancels)."""
         from rea_tui.host.models import parse_tool
         from rea_tui.host.tasks import task_support
 
         if not self.has_capability("tools"):
             return
-        self.prefetch("tools/list", "tools")
+        await self.prefetch("tools/list", "tools")
         tools = [t for t in (parse_tool(raw) for raw in self._prefetched["tools/list"]) if t is not None]
         tool = next((t for t in tools if tool_name in (t.name, t.wire)), None)
         if task_support(tool, self.capabilities) != "forbidden":
@@ -169,23 +169,10 @@ class LeanHttp:
     async def paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         if method in self._prefetched:
             return self._prefetched.pop(method)
-        return self._paginate(method, key, page_limit=page_limit)
+        return await all_pages(self._page, method, key, page_limit)
 
-    def _paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
-        """Every item, following `nextCursor` exactly as `RequestSender.paginate` does."""
-        items: list[Any] = []
-        cursor: str | None = None
-        for _ in range(page_limit):
-            result = self._request(method, {"cursor": cursor} if cursor else None)
-            page = result.get(key)
-            if isinstance(page, list):
-                items.extend(page)
-            cursor = next_cursor(result, cursor)
-            if cursor is None:
-                break
-        return items
-
-    def _request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def _page(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """One page, on the wire at once (this client blocks: a one-shot has nothing else to do)."""
         return self._exchange(method, params, deadline=time.monotonic() + self.timeout, on_progress=None)
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:

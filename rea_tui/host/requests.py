@@ -31,7 +31,7 @@ from rea_tui.host.errors import (
     ServerUnavailable,
 )
 from rea_tui.host.events import BadOutputReceived, HostEvent
-from rea_tui.host.pagination import PAGE_LIMIT, next_cursor
+from rea_tui.host.pagination import PAGE_LIMIT, all_pages
 
 if TYPE_CHECKING:
     from mcp.shared.exceptions import MCPError
@@ -235,14 +235,4 @@ class RequestSender:
 
     async def paginate(self, method: str, key: str, *, page_limit: int = PAGE_LIMIT) -> list[Any]:
         """Every item of a paginated list method, following `nextCursor`."""
-        items: list[Any] = []
-        cursor: str | None = None
-        for _ in range(page_limit):
-            result = await self.request(method, {"cursor": cursor} if cursor else None)
-            page = result.get(key)
-            if isinstance(page, list):
-                items.extend(page)
-            cursor = next_cursor(result, cursor)
-            if cursor is None:
-                break
-        return items
+        return await all_pages(self.request, method, key, page_limit)
