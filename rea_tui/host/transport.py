@@ -46,6 +46,9 @@ _EOF_GRACE_SECONDS = 0.05
 # After SIGTERM, how long before SIGKILL.
 _TERM_GRACE_SECONDS = 2.0
 _EXIT_POLL_SECONDS = 0.005
+# How much lower than the host a stdio server runs (nice values; 19 is the lowest priority).
+SERVER_NICENESS_STEP = 5
+MAX_NICENESS = 19
 
 # Environment a stdio server gets besides what its config names. Like the
 # common MCP clients, rea-tui does not hand the whole environment to a server.
@@ -120,19 +123,35 @@ def _id_key(value: Any) -> str:
 
 
 def start_server_process(spec: ServerSpec) -> subprocess.Popen[bytes]:
-    """Start a stdio server. Plain `subprocess`, so it can run before any event loop (or the SDK) exists."""
+    """Start a stdio server. Plain `subprocess`, so it can run before any event loop (or the SDK) exists.
+
+    The server gets a process group of its own (the terminal's keys do not reach
+    it, and closing kills whatever it started) but stays in the host's session,
+    so where the kernel groups scheduling by session (autogroup) the host and
+    its servers share one group, in which the servers run at a lower priority:
+    twenty servers starting at once must not starve the screen.
+    """
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [spec.command, *spec.args],
             stdin=PIPE,
             stdout=PIPE,
             stderr=PIPE,
             cwd=spec.cwd or None,
             env=server_environment(spec.env),
-            start_new_session=True,
+            process_group=0,
         )
     except OSError as exc:
         raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
+    _lower_priority(process.pid)
+    return process
+
+
+def _lower_priority(pid: int) -> None:
+    if hasattr(os, "setpriority"):  # not on Windows
+        with suppress(OSError):  # the process may already be gone
+            niceness = os.getpriority(os.PRIO_PROCESS, 0) + SERVER_NICENESS_STEP
+            os.setpriority(os.PRIO_PROCESS, pid, min(niceness, MAX_NICENESS))
 
 
 class _PipeReader:
