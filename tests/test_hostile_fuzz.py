@@ -291,3 +291,19 @@ def test_the_fuzz_would_catch_a_leak() -> None:
     except AssertionError:
         return
     raise AssertionError("assert_terminal_safe let an escape sequence through")
+
+
+@given(ref=HOSTILE, tool=HOSTILE)
+@example(ref=WORST[0], tool=WORST[2])
+@settings(max_examples=50, deadline=None)
+def test_a_ledger_line_is_one_plain_line_whatever_a_transcript_says(ref: str, tool: str) -> None:
+    """A replayed transcript's entry ID and tool name (replay_plan.entry_from_record) are listed as they
+    are read: the list counts one line per entry (EntryList), and the terminal gets no control character."""
+    import unicodedata
+
+    from rea_tui.host import EvidenceEntry
+    from rea_tui.ui.widgets.evidence_pane import entry_line
+
+    entry = EvidenceEntry(id="E1", ref=ref, server="s", tool=tool, arguments={}, started=0.0, approval="recorded")
+    shown = entry_line(entry, ref_width=12).plain
+    assert not [c for c in shown if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")], repr(shown)

@@ -92,12 +92,9 @@ class ResourceLinkOpened(Message):
         self.uri = uri
 
 
-class ToolCallStarted(Message):
-    """An entry was opened in the ledger: a tool call (or a resource read) is under way."""
-
-    def __init__(self, entry: EvidenceEntry) -> None:
-        super().__init__()
-        self.entry = entry
+class LedgerChanged(Message):
+    """Entries of the ledger were opened (a tool call or a resource read under way) or changed (progress,
+    a result): the screen keeps which, and one message stands for all of them until it is handled."""
 
 
 class ToolCallFinished(Message):
@@ -108,14 +105,6 @@ class ToolCallFinished(Message):
 
 class NarrowingAsked(Message):
     """A call's result is a narrowing question: the analyst picks a candidate to pin."""
-
-    def __init__(self, entry: EvidenceEntry) -> None:
-        super().__init__()
-        self.entry = entry
-
-
-class EvidenceChanged(Message):
-    """An entry of the ledger changed (progress, result)."""
 
     def __init__(self, entry: EvidenceEntry) -> None:
         super().__init__()

@@ -135,3 +135,38 @@ asyncio.run(main())
     events = [json.loads(line)["type"] for line in path.read_text(encoding="utf-8").splitlines()]
     assert events[-1] == "session_end" and "note" in events
     assert signal.SIGTERM  # the signal the script sent itself
+
+
+async def test_a_thousand_entries_at_once_are_listed_in_one_go_with_the_newest_shown() -> None:
+    """As an offline replay restores a ledger: 2,000 changes, a handful of messages, nothing lost."""
+    from textual.message import Message
+
+    from rea_tui.host import TextBlock
+    from rea_tui.ui.messages import LedgerChanged
+    from rea_tui.ui.widgets.evidence_pane import EntryList, EvidenceDetail
+
+    ledger_messages: list[Message] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, LedgerChanged):
+            ledger_messages.append(message)
+
+    app = make_app([], transcript=None)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        ledger = app.session.ledger
+        for number in range(1, 1001):
+            entry = ledger.open("rea", "inspect_procedure", {"procedure": f"proc_{number}"}, "interactive yes")
+            entry.outcome, entry.content = "ok", [TextBlock(f"result {number}")]
+            ledger.changed(entry)
+        entries, detail = app.query_one(EntryList), app.query_one(EvidenceDetail)
+        await wait_for(pilot, lambda: detail.entry is ledger.entries[-1], "the newest entry shown")
+        assert entries.option_count == 1000 and entries.highlighted == 999
+        assert len(ledger_messages) <= 2, "one message stands for the burst"
+        # Later changes still come through: an entry that changed, then one more call.
+        ledger.entries[10].outcome = "tool_error"
+        ledger.changed(ledger.entries[10])
+        await pilot.pause()
+        assert "✗ isError" in str(entries.get_option_at_index(10).prompt)
+        newest = ledger.open("rea", "doctor", {}, "interactive yes")
+        await wait_for(pilot, lambda: detail.entry is newest, "one more call shown")
+        assert entries.option_count == 1001 and entries.highlighted == 1000

@@ -31,9 +31,9 @@ from rea_tui.ui.flows.servers import ServerFlow
 from rea_tui.ui.flows.tool_call import ToolCallFlow
 from rea_tui.ui.messages import (
     CatalogsRefreshed,
-    EvidenceChanged,
     HostEventReceived,
     JobFailed,
+    LedgerChanged,
     NarrowingAsked,
     NodeRef,
     NodeSelected,
@@ -45,7 +45,6 @@ from rea_tui.ui.messages import (
     ServerStatusChanged,
     StepChosen,
     ToolCallFinished,
-    ToolCallStarted,
 )
 from rea_tui.ui.screens.main_keys import MAIN_SCREEN_BINDINGS, ONLINE_ACTIONS
 from rea_tui.ui.screens.panes import PANE_IDS, PANES, Pane, focus_target, pane_of
@@ -101,6 +100,8 @@ class MainScreen(Screen[None]):
             prefill=replay.next_elicitation if replay is not None else None,
         )
         self._shown_entries: set[str] = set()
+        # Entries opened or changed since the last LedgerChanged was handled (by key; True: it is new).
+        self._ledger_pending: dict[str, tuple[EvidenceEntry, bool]] = {}
         # Whether a tool call is running (ctrl+b is shown only then).
         self._call_running = False
         # Keys typed while a prompt's form opens (they went to the sidebar): they go to its first field.
@@ -383,12 +384,16 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------ evidence and tool calls
 
     def _ledger_changed(self, entry: EvidenceEntry) -> None:
-        # Decided now, not when the message is handled: a quick call may be finished by then.
-        if entry.id in self._shown_entries:
-            self.post_message(EvidenceChanged(entry))
-        else:
-            self._shown_entries.add(entry.id)
-            self.post_message(ToolCallStarted(entry))
+        """One message for what changed until it is handled: a replay restoring 1,000 entries (or a
+        burst of progress) is listed once, not in 2,000 messages that each update the list."""
+        # Whether it is new is decided now, not when the message is handled: a quick call may be finished by then.
+        new = entry.id not in self._shown_entries
+        self._shown_entries.add(entry.id)
+        pending = self._ledger_pending
+        if not pending:
+            self.post_message(LedgerChanged())
+        # In the order they were first changed, so the last new one is the newest.
+        pending[entry.id] = (entry, new or pending.get(entry.id, (entry, False))[1])
 
     def _update_call_keys(self, entry: EvidenceEntry) -> None:
         """The footer is rebuilt only when a call starts running or the last one ends: a rebuild takes
@@ -403,15 +408,15 @@ class MainScreen(Screen[None]):
             self._call_running = running
             self.refresh_bindings()
 
-    async def on_tool_call_started(self, message: ToolCallStarted) -> None:
-        self._update_call_keys(message.entry)
-        # A new entry is selected, so its progress (or its result) shows.
-        await self.query_one(EvidencePane).entry_changed(message.entry, select=True)
-        self.show_pane("evidence")
-
-    async def on_evidence_changed(self, message: EvidenceChanged) -> None:
-        self._update_call_keys(message.entry)
-        await self.query_one(EvidencePane).entry_changed(message.entry)
+    async def on_ledger_changed(self, _message: LedgerChanged) -> None:
+        pending, self._ledger_pending = self._ledger_pending, {}
+        for entry, _new in pending.values():
+            self._update_call_keys(entry)
+        # The newest new entry is selected, so its progress (or its result) shows.
+        newest = next((entry for entry, new in reversed(pending.values()) if new), None)
+        await self.query_one(EvidencePane).entries_changed([entry for entry, _new in pending.values()], newest)
+        if newest is not None:
+            self.show_pane("evidence")
 
     @on(ResourceLinkOpened)
     def _open_link(self, message: ResourceLinkOpened) -> None:

@@ -11,16 +11,18 @@ Large text is rendered lazily: the first part is shown, the rest comes with
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Button, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from rea_tui.host import TextBlock, result_views
+from rea_tui.host import TextBlock, result_views, sanitize_line
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.text import (
     BODY_LIMIT,
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 FIRST_CHUNK = 20_000
 MORE_CHUNK = 200_000
+# More changed entries than this at once (a replay restoring a ledger) rebuild the list in one go.
+UPDATE_LINES_UP_TO = 20
 # Arguments shown on one line when they fit; otherwise as indented JSON.
 INLINE_ARGUMENTS = 200
 DetailView = Literal["reading", "tree"]
@@ -65,9 +69,15 @@ def badge(entry: EvidenceEntry) -> Text:
     return Text(f"{symbol} {entry.outcome_label}", style=style)
 
 
+def shown_ref(entry: EvidenceEntry) -> str:
+    """The ID as listed: a transcript's own may be anything, so it is made one plain line."""
+    return sanitize_line(entry.ref, NAME_LIMIT)
+
+
 def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, ref_width: int = 0) -> Text:
+    """One line, whatever the entry holds (EntryList counts on it)."""
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(f"{entry.ref:<{ref_width}} ", style="bold")
+    line.append(f"{shown_ref(entry):<{ref_width}} ", style="bold")
     line.append_text(badge(entry))
     line.append("  ")
     line.append_text(plain_line(entry.tool, WORD_LIMIT))
@@ -277,7 +287,12 @@ class EvidenceDetail(VerticalScroll):
 
 
 class EntryList(OptionList):
-    pass
+    """The ledger's entries, one line each (`entry_line`)."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # OptionList measures every option by wrapping it, at each layout of the pane: 30 ms with
+        # 1,000 entries. Each entry is one line, so the height is their count.
+        return self.option_count
 
 
 class EvidencePane(Vertical):
@@ -315,7 +330,7 @@ class EvidencePane(Vertical):
         self._shown_ids = [e.id for e in entries]
         option_list = self.query_one(EntryList)
         option_list.clear_options()
-        self._ref_width = width = max((len(e.ref) for e in entries), default=0)
+        self._ref_width = width = max((len(shown_ref(e)) for e in entries), default=0)
         option_list.add_options([Option(entry_line(e, settings_of(self), width), id=e.id) for e in entries])
         self.border_title = f"Evidence ({len(self.ledger.entries)})"
         if keep in self._shown_ids:
@@ -328,7 +343,7 @@ class EvidencePane(Vertical):
         change made a session of 1,000 calls quadratic); False when the list must be rebuilt."""
         if self.query_one("#evidence-filter", Input).value.strip():
             return False  # a filter: the entry may now match, or no longer
-        if len(entry.ref) > self._ref_width:
+        if len(shown_ref(entry)) > self._ref_width:
             return False  # a longer ID widens the column of every line
         option_list = self.query_one(EntryList)
         line = entry_line(entry, settings_of(self), self._ref_width)
@@ -346,24 +361,21 @@ class EvidencePane(Vertical):
             option_list.highlighted = self._shown_ids.index(entry.id)
         return True
 
-    async def entry_changed(self, entry: EvidenceEntry, *, select: bool = False) -> None:
-        detail = self.query_one(EvidenceDetail)
-        if select:
-            if self.ledger.entries and self.ledger.entries[-1] is not entry:
-                # A newer entry exists, and its own arrival selects it next (a burst, or an offline
-                # replay restoring a whole ledger): showing this one first would only be replaced.
-                if not self._update_line(entry, select=False):
-                    self.refresh_list()
-                return
-            await self._select(entry)
-            return
-        if entry.outcome == "running" and entry.progress is not None and detail.entry is entry:
-            detail.update_progress(entry)
-            return
-        if not self._update_line(entry, select=False):
+    async def entries_changed(self, entries: Sequence[EvidenceEntry], newest: EvidenceEntry | None) -> None:
+        """Entries opened or changed since the last call, `newest` the newest opened (it is selected)."""
+        if len(entries) > UPDATE_LINES_UP_TO or not all(self._update_line(e, select=False) for e in entries):
             self.refresh_list()
-        if detail.entry is entry:
-            await detail.show(entry)
+        if newest is not None:
+            await self._select(newest)
+            return
+        detail = self.query_one(EvidenceDetail)
+        shown = detail.entry
+        if shown is None or not any(entry is shown for entry in entries):
+            return
+        if shown.outcome == "running" and shown.progress is not None:
+            detail.update_progress(shown)
+        else:
+            await detail.show(shown)
 
     async def select(self, entry_id: str) -> None:
         entry = self.ledger.get(entry_id)
