@@ -740,6 +740,7 @@ async def run_app(
     burst: list[Keystroke],
     *,
     profile: bool,
+    profile_out: Path | None,
     gc_freeze: bool,
     servers: int = 1,
     ledger: int = 0,
@@ -763,11 +764,11 @@ async def run_app(
         )
         connect_s = time.perf_counter() - started
         if ledger:
-            from rea_tui.ui.widgets.evidence_pane import EntryList
+            from rea_tui.ui.widgets.entry_list import EntryList
 
             fill_ledger(session.ledger, ledger)
             entries = app.query_one(EntryList)
-            await wait_until(pilot, lambda: entries.option_count == ledger, 60, "the ledger listed")
+            await wait_until(pilot, lambda: entries.entry_count == ledger, 60, "the ledger listed")
             await pilot.pause(0.2)
         state = session.state(SERVER)
         if state.status != "ready" or state.hosted is None:
@@ -830,6 +831,8 @@ async def run_app(
             stats.sort_stats("cumulative").print_stats(r"rea_tui|textual", 35)
             stats.sort_stats("tottime").print_stats(20)
             profile_text = out.getvalue()
+            if profile_out is not None:
+                stats.dump_stats(profile_out)
         await app.action_quit()
     return AppResult(
         connect_s,
@@ -1140,6 +1143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="seed of the keystroke plan (default 7)")
     parser.add_argument("--fps", type=int, help="TEXTUAL_FPS for the headless app (default: the app's setting)")
     parser.add_argument("--profile", action="store_true", help="cProfile the keystroke loop")
+    parser.add_argument("--profile-out", type=Path, metavar="FILE", help="with --profile: also save the stats there")
     parser.add_argument(
         "--gc-freeze", action="store_true", help="gc.freeze() in the app after the warm-up (a what-if for the product)"
     )
@@ -1183,6 +1187,7 @@ def main(argv: list[str] | None = None) -> int:
             plan,
             burst,
             profile=args.profile,
+            profile_out=args.profile_out,
             gc_freeze=args.gc_freeze,
             servers=max(1, args.servers),
             ledger=max(0, args.ledger),

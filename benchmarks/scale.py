@@ -234,7 +234,8 @@ def finished_entry(ledger: Any, number: int, text_bytes: int) -> Any:
 
 
 async def ledger_render(calls: int) -> dict[str, float]:
-    from rea_tui.ui.widgets.evidence_pane import EntryList, EvidenceDetail
+    from rea_tui.ui.widgets.entry_list import EntryList
+    from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
 
     app = make_app([])
     figures: dict[str, float] = {}
@@ -248,9 +249,7 @@ async def ledger_render(calls: int) -> dict[str, float]:
             for number in range(1, calls + 1):
                 finished_entry(ledger, number, SMALL_RESULT_BYTES)
             last = ledger.entries[-1]
-            await wait_until(
-                pilot, lambda: entries.option_count == calls and detail.entry is last, "every entry listed"
-            )
+            await wait_until(pilot, lambda: entries.entry_count == calls and detail.entry is last, "every entry listed")
             await pilot.pause()
             figures["ledger_render_s"] = time.perf_counter() - begun
             figures["ledger_longest_stall_ms"] = stalls.longest_ms
@@ -258,7 +257,7 @@ async def ledger_render(calls: int) -> dict[str, float]:
             begun = time.perf_counter()
             newest = finished_entry(ledger, calls + 1, SMALL_RESULT_BYTES)
             await wait_until(
-                pilot, lambda: entries.option_count == calls + 1 and detail.entry is newest, "one more entry"
+                pilot, lambda: entries.entry_count == calls + 1 and detail.entry is newest, "one more entry"
             )
             await pilot.pause()
             figures["one_more_call_ms"] = (time.perf_counter() - begun) * 1000.0

@@ -25,6 +25,8 @@ SNIPPET = 200
 
 def _clean(strip: Strip) -> Strip:
     """`strip` with nothing unsafe in its text; the same object when it was already safe."""
+    if UNSAFE_CHARACTER.search(strip.text) is None:
+        return strip  # the usual case, checked on every strip of every frame: all of its text is safe
     segments = list(strip)
     text = "".join(s.text for s in segments if s.control is None)
     if UNSAFE_CHARACTER.search(text) is None:

@@ -143,7 +143,8 @@ async def test_a_thousand_entries_at_once_are_listed_in_one_go_with_the_newest_s
 
     from rea_tui.host import TextBlock
     from rea_tui.ui.messages import LedgerChanged
-    from rea_tui.ui.widgets.evidence_pane import EntryList, EvidenceDetail
+    from rea_tui.ui.widgets.entry_list import EntryList
+    from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
 
     ledger_messages: list[Message] = []
 
@@ -160,13 +161,13 @@ async def test_a_thousand_entries_at_once_are_listed_in_one_go_with_the_newest_s
             ledger.changed(entry)
         entries, detail = app.query_one(EntryList), app.query_one(EvidenceDetail)
         await wait_for(pilot, lambda: detail.entry is ledger.entries[-1], "the newest entry shown")
-        assert entries.option_count == 1000 and entries.highlighted == 999
+        assert entries.entry_count == 1000 and entries.highlighted == 999
         assert len(ledger_messages) <= 2, "one message stands for the burst"
         # Later changes still come through: an entry that changed, then one more call.
         ledger.entries[10].outcome = "tool_error"
         ledger.changed(ledger.entries[10])
         await pilot.pause()
-        assert "✗ isError" in str(entries.get_option_at_index(10).prompt)
+        assert "✗ isError" in str(entries.line_at(10))
         newest = ledger.open("rea", "doctor", {}, "interactive yes")
         await wait_for(pilot, lambda: detail.entry is newest, "one more call shown")
-        assert entries.option_count == 1001 and entries.highlighted == 1000
+        assert entries.entry_count == 1001 and entries.highlighted == 1000

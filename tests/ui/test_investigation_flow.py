@@ -17,7 +17,8 @@ from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.screens.main import MainScreen
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
-from rea_tui.ui.widgets.evidence_pane import EntryList, EvidenceDetail
+from rea_tui.ui.widgets.entry_list import EntryList
+from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
 from rea_tui.ui.widgets.sidebar import ServerTree
 from tests.support.pilot import make_app, screen_text, wait_for
 from tests.support.scenarios import (
@@ -216,7 +217,7 @@ async def test_documents_and_strings_read_as_tables() -> None:
             assert document["name"] in shown
         assert "documents" in str(detail.query_one(".view-title", Static).render())
         entries = app.main.query_one(EntryList)
-        assert "E-0001" in str(entries.get_option_at_index(0).prompt)
+        assert "E-0001" in str(entries.line_at(0))
 
 
 # ---------------------------------------------------------------- the narrowing picker's filter
@@ -294,6 +295,8 @@ async def test_at_160_columns_labels_keep_their_marks_and_the_server_shows_its_w
     app = make_app([reference_spec()], transcript=None)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
+        # The target opens in the background (below the server's requests): named once it is open.
+        await wait_for(pilot, lambda: "target: synthetic:2000:0" in screen_text(app), "the target in the header")
         shown = screen_text(app)
         # Long titles give way; their argument counts and required marks do not.
         assert "8 args, 2*" in shown and "4 args, 1*" in shown and "Compare application" in shown

@@ -25,6 +25,7 @@ from rea_tui.host.evidence import EvidenceEntry, Progress
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentForm
+from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from tests.conftest import raw_spec, sample_spec
 from tests.support.pilot import make_app, screen_text, wait_for
@@ -113,7 +114,8 @@ async def test_open_a_target_list_procedures_and_inspect_one() -> None:
     app = make_app([reference_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
-        assert app.session.hosted(SERVER).target == "synthetic:2000:0 (synthetic)"
+        # The target opens in the background (below the server's requests): named once it is open.
+        await wait_for(pilot, lambda: app.session.hosted(SERVER).target == "synthetic:2000:0 (synthetic)", "the target")
 
         # open_binary is not declared read-only: the dialog shows the exact JSON and offers no session allowance.
         await open_tool(pilot, "open_binary")
@@ -347,8 +349,9 @@ async def test_three_round_narrowing_through_the_picker() -> None:
         ]
         await select_evidence(pilot, "E3")
         assert "follows E2 (narrowing round 3)" in detail_text(app)
-        options = app.main.query_one("#evidence-list", OptionList).options
-        listed = [re.sub(r"  [\d,.]+ m?s$", "", str(option.prompt)) for option in options]
+        entries = app.main.query_one(EntryList)
+        lines = [str(entries.line_at(index)) for index in range(entries.entry_count)]
+        listed = [re.sub(r"  [\d,.]+ m?s$", "", line) for line in lines]
         assert listed == [
             "E1     ✓ ok  inspect_procedure  ? round 1",
             "E2     ✓ ok  inspect_procedure  ? round 2",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from textual.widgets import Input, ListView
 
 from rea_tui.ui.widgets.argument_form import ArgumentForm
-from rea_tui.ui.widgets.evidence_pane import EntryList
+from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.sidebar import ServerTree
 
 if TYPE_CHECKING:
@@ -44,4 +44,4 @@ def focus_target(screen: Screen[Any], pane: Pane) -> Widget | None:
             steps.index = 0  # enter opens the first step
         return steps
     entries = screen.query_one(EntryList)
-    return entries if entries.option_count else screen.query_one("#evidence-filter", Input)
+    return entries if entries.entry_count else screen.query_one("#evidence-filter", Input)

@@ -150,6 +150,9 @@ class ArgumentField(Vertical):
         self.spec = spec
         self.initial = value
         self.index = index
+        # Kept, not queried: every keystroke reads them several times.
+        self.input = ArgumentInput(self, value, id=f"input-{index}")
+        self.dropdown = CompletionDropdown(id=f"dropdown-{index}")
 
     @property
     def form(self) -> ArgumentForm | None:
@@ -165,17 +168,9 @@ class ArgumentField(Vertical):
             yield Static(plain(self.spec.description, PARAGRAPH_LIMIT), classes="field-description")
         # Above the input: the dropdown opens below it and must never cover the server's message.
         yield Static("", classes="field-error")
-        yield ArgumentInput(self, self.initial, id=f"input-{self.index}")
+        yield self.input
         # Right under the input: the dropdown is an overlay, so it covers what follows.
-        yield CompletionDropdown(id=f"dropdown-{self.index}")
-
-    @property
-    def input(self) -> ArgumentInput:
-        return self.query_one(ArgumentInput)
-
-    @property
-    def dropdown(self) -> CompletionDropdown:
-        return self.query_one(CompletionDropdown)
+        yield self.dropdown
 
     @property
     def value(self) -> str:
@@ -203,11 +198,12 @@ class ArgumentForm(VerticalScroll):
         self.target: FormTarget | None = None
         # Called whenever a field's value changes (typed, pasted or set).
         self.on_edit: Callable[[ArgumentField], None] | None = None
+        self._fields_box = Vertical(id="form-fields")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Select a prompt on the left.", style="dim"), id="form-heading")
         yield Static("", id="form-description")
-        yield Vertical(id="form-fields")
+        yield self._fields_box
         yield Static("", id="form-message")
         with Horizontal(id="form-actions"):
             render = Button("Render  ctrl+r", id="render-button", variant="primary", disabled=True)
@@ -217,7 +213,8 @@ class ArgumentForm(VerticalScroll):
 
     @property
     def fields(self) -> list[ArgumentField]:
-        return list(self.query(ArgumentField))
+        # Its children, not a query of the whole form: every keystroke reads the fields.
+        return [child for child in self._fields_box.children if isinstance(child, ArgumentField)]
 
     def field(self, name: str) -> ArgumentField | None:
         return next((f for f in self.fields if f.spec.name == name), None)

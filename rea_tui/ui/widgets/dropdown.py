@@ -101,18 +101,13 @@ class CompletionDropdown(Vertical):
         self._frame = 0
         # (value rows, footer lines, scrolls) the dropdown is sized for; None until the first page.
         self._shape: tuple[int, int, bool] | None = None
+        # Kept, not queried: every keystroke reads them.
+        self.options = DropdownOptions(classes="dropdown-options")
+        self.footer = Static("", classes="dropdown-footer")
 
     def compose(self) -> ComposeResult:
-        yield DropdownOptions(classes="dropdown-options")
-        yield Static("", classes="dropdown-footer")
-
-    @property
-    def options(self) -> DropdownOptions:
-        return self.query_one(DropdownOptions)
-
-    @property
-    def footer(self) -> Static:
-        return self.query_one(".dropdown-footer", Static)
+        yield self.options
+        yield self.footer
 
     @property
     def is_open(self) -> bool:

@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.geometry import Size
 from textual.message import Message
-from textual.widgets import Button, Input, OptionList, ProgressBar, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Button, Input, ProgressBar, Static
 
 from rea_tui.host import TextBlock, result_views, sanitize_line
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
@@ -36,6 +34,7 @@ from rea_tui.ui.text import (
     plain,
     plain_line,
 )
+from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.result_view import json_tree, view_widgets
 from rea_tui.ui.widgets.workflow_view import block_card
 
@@ -286,15 +285,6 @@ class EvidenceDetail(VerticalScroll):
             self.post_message(self.AnswerRequested(entry.id))
 
 
-class EntryList(OptionList):
-    """The ledger's entries, one line each (`entry_line`)."""
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # OptionList measures every option by wrapping it, at each layout of the pane: 30 ms with
-        # 1,000 entries. Each entry is one line, so the height is their count.
-        return self.option_count
-
-
 class EvidencePane(Vertical):
     """Bottom right: the evidence ledger."""
 
@@ -302,7 +292,6 @@ class EvidencePane(Vertical):
         super().__init__(id=id)
         self.ledger = ledger
         self.border_title = "Evidence"
-        self._shown_ids: list[str] = []
         # The width of the ID column, the longest ID listed: the lines' badges stay in one column.
         self._ref_width = 0
 
@@ -319,24 +308,21 @@ class EvidencePane(Vertical):
     def selected_id(self) -> str | None:
         entries = self.query_one(EntryList)
         index = entries.highlighted
-        if index is None or not 0 <= index < len(self._shown_ids):
-            return None
-        return self._shown_ids[index]
+        return None if index is None else entries.id_at(index)
 
     def refresh_list(self, select: str | None = None) -> None:
         filter_text = self.query_one("#evidence-filter", Input).value
         entries = self.ledger.search(filter_text)
         keep = select or self.selected_id
-        self._shown_ids = [e.id for e in entries]
-        option_list = self.query_one(EntryList)
-        option_list.clear_options()
+        listed = self.query_one(EntryList)
         self._ref_width = width = max((len(shown_ref(e)) for e in entries), default=0)
-        option_list.add_options([Option(entry_line(e, settings_of(self), width), id=e.id) for e in entries])
+        listed.set_rows([(e.id, entry_line(e, settings_of(self), width)) for e in entries])
         self.border_title = f"Evidence ({len(self.ledger.entries)})"
-        if keep in self._shown_ids:
-            option_list.highlighted = self._shown_ids.index(keep)
-        elif self._shown_ids:
-            option_list.highlighted = len(self._shown_ids) - 1
+        ids = [e.id for e in entries]
+        if keep in ids:
+            listed.highlighted = ids.index(keep)
+        elif ids:
+            listed.highlighted = len(ids) - 1
 
     def _update_line(self, entry: EvidenceEntry, *, select: bool) -> bool:
         """Show one new or changed entry without rebuilding the list (with 1,000 entries a rebuild per
@@ -345,20 +331,19 @@ class EvidencePane(Vertical):
             return False  # a filter: the entry may now match, or no longer
         if len(shown_ref(entry)) > self._ref_width:
             return False  # a longer ID widens the column of every line
-        option_list = self.query_one(EntryList)
+        listed = self.query_one(EntryList)
         line = entry_line(entry, settings_of(self), self._ref_width)
-        if entry.id in self._shown_ids:
-            # A new prompt makes the list measure every line again: only when the line did change.
-            if option_list.get_option(entry.id).prompt != line:
-                option_list.replace_option_prompt(entry.id, line)
-        elif len(self._shown_ids) == len(self.ledger.entries) - 1 and self.ledger.entries[-1] is entry:
-            option_list.add_option(Option(line, id=entry.id))
-            self._shown_ids.append(entry.id)
+        shown = listed.line_of(entry.id)
+        if shown is not None:
+            if shown != line:
+                listed.replace_line(entry.id, line)
+        elif listed.entry_count == len(self.ledger.entries) - 1 and self.ledger.entries[-1] is entry:
+            listed.append_row(entry.id, line)
             self.border_title = f"Evidence ({len(self.ledger.entries)})"
         else:
             return False
         if select:
-            option_list.highlighted = self._shown_ids.index(entry.id)
+            listed.highlighted = listed.index_of(entry.id)
         return True
 
     async def entries_changed(self, entries: Sequence[EvidenceEntry], newest: EvidenceEntry | None) -> None:
@@ -392,9 +377,9 @@ class EvidencePane(Vertical):
             event.stop()
             self.refresh_list()
 
-    async def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    async def on_entry_list_highlighted(self, event: EntryList.Highlighted) -> None:
         event.stop()
-        entry = self.ledger.get(event.option.id)
+        entry = self.ledger.get(event.entry_id)
         detail = self.query_one(EvidenceDetail)
         if entry is not None and detail.entry is not entry:
             await detail.show(entry)
