@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from rea_tui.server.target_paths import StartupTarget
+    from rea_tui.server.target_switching import Hold
 
 _PROCEDURE_URI = re.compile(r"^rea://documents/([^/]+)/procedures/([^/]+)$")
 _EVIDENCE_URI = re.compile(r"^rea://evidence/([^/]+)$")
@@ -157,13 +158,16 @@ class ReaServer:
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
-    async def open_startup_target(self, startup: StartupTarget, tasks: TaskGroup) -> None:
+    async def open_startup_target(self, startup: StartupTarget, tasks: TaskGroup, hold: Hold | None = None) -> None:
         """The target the server was started with: opened before requests are served with `--open-first`
-        (`startup.first`), otherwise in the background, in `tasks`."""
+        (`startup.first`), otherwise in the background, in `tasks`, once `hold` returns (if given); from
+        this call on the session says it is opening."""
+        switcher = self.services.switcher
         if startup.first:
-            await self.services.switcher.open_startup(startup.opener, startup.label)
+            await switcher.open_startup(startup.opener, startup.label)
         else:
-            tasks.start_soon(self.services.switcher.open_startup, startup.opener, startup.label)
+            switcher.begin_startup(startup.label)
+            tasks.start_soon(switcher.finish_startup, startup.opener, hold)
 
     # -- change notifications -----------------------------------------------------------------
 
