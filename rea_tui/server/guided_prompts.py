@@ -24,7 +24,7 @@ def target_sentence(session: Session) -> str:
     if target is not None:
         return declared_sentence(target.label)
     if session.state == "opening":
-        return declared_sentence(None, session.opening_label or "the startup target")
+        return declared_sentence(None, session.opening_label or "")
     return declared_sentence(None)
 
 

@@ -155,12 +155,12 @@ PROMPTS_BY_NAME: dict[str, PromptSpec] = {p.name: p for p in PROMPTS}
 
 
 def target_sentence(active: str | None, opening: str | None = None) -> str:
-    """What prompt descriptions say about the target: the active one's label, else the one still
-    opening, else none. It changes (list_changed) as the target does."""
+    """What prompt descriptions say about the target: the active one's label, else the label of the one
+    still opening ("" if it has none), else that none is open. It changes (list_changed) as the target does."""
     if active is not None:
         return f"Active target: {escape_unsafe(active)}."
     if opening is not None:
-        return f"Active target: {escape_unsafe(opening)} (still opening)."
+        return f"Active target: {escape_unsafe(opening or 'the startup target')} (still opening)."
     return "No target is open."
 
 
