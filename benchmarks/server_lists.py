@@ -3,15 +3,16 @@
 Run from anywhere (the repository root is found from this file):
 
     python benchmarks/server_lists.py [--runs 3] [--servers 1 20] [--protocol legacy|2026-07-28]
-                                      [--baseline DIR] [-- SERVER ARGS...]
+                                      [--after-reply] [--baseline DIR] [-- SERVER ARGS...]
 
 Each round spawns N reference servers at once (`python -m rea_tui.server`,
 the default target unless server arguments follow `--`), the way the host
 starts stdio servers: each in a process group of its own, at nice +5. A raw
 JSON-RPC client writes each one its opening request (`initialize` and
 `notifications/initialized`, or `server/discover` at 2026-07-28) and
-`prompts/list` right after the spawn, and notes when each `prompts/list`
-reply arrives. Printed per N: the time from the first spawn to the first,
+`prompts/list` right after the spawn (with `--after-reply`, `prompts/list`
+once the opening's reply has arrived, as an SDK client sends it), and notes
+when each `prompts/list` reply arrives. Printed per N: the time from the first spawn to the first,
 the median and the last reply, as medians over the rounds. `--baseline DIR`
 also runs the servers of another source tree (e.g. `git archive main | tar
 -x -C DIR`), alternating rounds with this one. Every server is stopped once
@@ -53,29 +54,35 @@ MODERN_META = {
 LIST_ID = "prompts"
 
 
-def opening(protocol: str) -> list[dict[str, Any]]:
-    """What the client writes at spawn: the opening, then `prompts/list`."""
+def conversation(protocol: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What the client writes: the opening, then `notifications/initialized` (legacy) and `prompts/list`."""
     if protocol == MODERN:
-        return [
-            {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}},
-            {"jsonrpc": "2.0", "id": LIST_ID, "method": "prompts/list", "params": {"_meta": MODERN_META}},
-        ]
-    return [
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO},
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": LIST_ID, "method": "prompts/list"},
-    ]
+        return (
+            [{"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}],
+            [{"jsonrpc": "2.0", "id": LIST_ID, "method": "prompts/list", "params": {"_meta": MODERN_META}}],
+        )
+    return (
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO},
+            }
+        ],
+        [
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": LIST_ID, "method": "prompts/list"},
+        ],
+    )
 
 
 class Spawned:
     """One server, its stdout read by a thread that timestamps each line."""
 
-    def __init__(self, tree: Path, server_args: list[str]) -> None:
+    def __init__(self, tree: Path, server_args: list[str], after_reply: list[dict[str, Any]] | None = None) -> None:
+        """`after_reply`: messages written once the opening request's reply has arrived."""
+        self._after_reply = after_reply
         self.spawned = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rea_tui.server", *server_args],
@@ -96,6 +103,9 @@ class Spawned:
     def _read(self, stdout: IO[bytes]) -> None:
         for line in iter(stdout.readline, b""):
             self._lines.put((time.perf_counter(), line))
+            if self._after_reply is not None and json.loads(line).get("id") == 0:
+                self.write(self._after_reply)
+                self._after_reply = None
 
     def write(self, messages: list[dict[str, Any]]) -> None:
         self._in.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
@@ -135,11 +145,12 @@ class Figures:
     median: list[float] = field(default_factory=list)
     last: list[float] = field(default_factory=list)
 
-    def run_once(self, protocol: str, server_args: list[str]) -> None:
+    def run_once(self, protocol: str, server_args: list[str], after_reply: bool) -> None:
         servers = []
+        first, then = conversation(protocol)
         for _ in range(self.count):
-            server = Spawned(self.tree, server_args)
-            server.write(opening(protocol))
+            server = Spawned(self.tree, server_args, then if after_reply else None)
+            server.write(first if after_reply else first + then)
             servers.append(server)
         try:
             started = servers[0].spawned
@@ -161,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="rounds per measurement (default 3)")
     parser.add_argument("--servers", type=int, nargs="+", default=[1, 20], help="servers per round (default 1 20)")
     parser.add_argument("--protocol", choices=["legacy", MODERN], default="legacy", help="opening (default legacy)")
+    parser.add_argument(
+        "--after-reply",
+        action="store_true",
+        help="write prompts/list once the opening's reply has arrived, as an SDK client does (default: at spawn)",
+    )
     parser.add_argument("--baseline", type=Path, help="also run the servers of this source tree")
     parser.add_argument("server_args", nargs="*", help="arguments for each server, after --")
     args = parser.parse_args(argv)
@@ -170,13 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     measured = [Figures(label, tree, count) for count in args.servers for label, tree in trees]
     # One uncounted round per tree warms the file cache and __pycache__.
     for _label, tree in trees:
-        Figures("warm-up", tree, 1).run_once(args.protocol, args.server_args)
+        Figures("warm-up", tree, 1).run_once(args.protocol, args.server_args, args.after_reply)
     before = load_average()
     for round_number in range(args.runs):
         shift = round_number % len(measured)
         for figures in [*measured[shift:], *measured[:shift]]:
-            figures.run_once(args.protocol, args.server_args)
-    print(f"prompts/list after spawn ({args.protocol}), medians of {args.runs} rounds; {before}")
+            figures.run_once(args.protocol, args.server_args, args.after_reply)
+    when = "after the opening's reply" if args.after_reply else "at spawn"
+    print(f"prompts/list after spawn ({args.protocol}, written {when}), medians of {args.runs} rounds; {before}")
     print(f"  {'servers':>7}  {'tree':<10} {'first':>8} {'median':>8} {'last':>8}")
     for figures in measured:
         print(
