@@ -9,8 +9,8 @@ the SDK when it has loaded; the SDK's own reply is then compared and dropped.
 Only requests the SDK is sure to accept are answered early: the checks here
 admit a narrow, common subset of what the SDK validates (the client
 identities and capabilities real clients send), and anything else is left to
-the SDK, which answers it (or rejects it) itself. `early_lists` answers the
-four lists on the same terms.
+the SDK, which answers it (or rejects it) itself. The lists are answered on
+the same terms (`early_answers`, with `early_lists`' results).
 """
 
 from __future__ import annotations

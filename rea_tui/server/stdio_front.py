@@ -7,9 +7,12 @@ reader thread reads the wire while the main thread imports the SDK and builds
 the server, and answers at once what `early_answers` can answer without it:
 the opening request (`initialize`, or `server/discover` at 2026-07-28) and
 the four lists. Every line is still handed to the SDK (`stdio_serving`), in
-order; the SDK's own reply to a request answered early is compared with the
-early one (a difference is logged) and not sent again. Once the SDK reads
-its first line, it answers everything itself.
+order (a request answered early under an id of the front's own); the SDK's
+own reply to it is compared with the early one (a difference is logged) and
+not sent again. Once the SDK reads its first line, it answers everything
+itself. `main` waits for the opening request only (`wait_for_opening`): lists
+that arrive while the SDK loads are answered by the reader within a few
+milliseconds all the same.
 
 The startup target opens only once the SDK has replied to every request
 answered early (`wait_until_replayed`), so what the early prompt list said
