@@ -1,9 +1,10 @@
 """`python -m rea_tui.server` and `rea-tui server`: run the reference REA server.
 
-stdio by default: the client's `initialize` is answered within a few
-milliseconds of start, before the MCP SDK has loaded, and the target opens in
-the background afterwards (until it is ready, document and procedure
-completion is empty and `doctor` / `rea://session` say it is opening).
+stdio by default: the client's `initialize` (or `server/discover`) and its
+first lists are answered within a few milliseconds of start, before the MCP
+SDK has loaded (`stdio_front`), and the target opens in the background
+afterwards (until it is ready, document and procedure completion is empty and
+`doctor` / `rea://session` say it is opening).
 `--http HOST:PORT` serves streamable HTTP at /mcp (PORT 0 picks a free port)
 on loopback only, unless `--allow-remote` is given with a bearer token, and
 prints one line `rea-server listening on http://HOST:PORT/mcp` to stderr once
@@ -153,10 +154,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     front = None
     if args.http is None:
-        # Now, so that `initialize` is answered while everything below loads.
+        # Now, so that the opening request and the lists are answered while everything below loads.
         from rea_tui.server.stdio_front import StdioFront
 
-        front = StdioFront()
+        front = StdioFront(_early_sentence(startup))
+        # The SDK's import holds the GIL for long native stretches; the opening request, written at
+        # spawn, is answered first. Lists arriving during the import are answered by the reader within
+        # a few milliseconds (measured: 1-11 ms), so waiting for them too would only delay the SDK.
         front.wait_for_opening()
 
     import logging
@@ -183,6 +187,16 @@ def main(argv: list[str] | None = None) -> int:
         return serve_http(app, host, port, token, startup)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _early_sentence(startup: StartupTarget | None) -> str | None:
+    """What the prompt list says about the target until the SDK serves (the startup target opens in the
+    background, after the early replies); None with `--open-first`, whose lists wait for the target."""
+    from rea_tui.server.prompt_declarations import target_sentence
+
+    if startup is None:
+        return target_sentence(None)
+    return None if startup.first else target_sentence(None, startup.label)
 
 
 def _startup_target(args: argparse.Namespace) -> StartupTarget | None:

@@ -23,16 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from rea_tui.server.prefix_index import CompletionPage, PrefixIndex
+from rea_tui.server.prompt_declarations import Family
 from rea_tui.server.providers.base import ProviderError
 from rea_tui.server.providers.output_validation import validate_documents
 from rea_tui.server.session_state import Session
 from rea_tui.server.target_analysis import AUTO_PROVIDER, TargetAnalysis
 from rea_tui.server.text_forms import fold
-
-Family = Literal["document", "procedure", "provider", "evidence", "capture", "manifest", "occurrence", "unknown"]
 
 DISCOVERY_META_KEY: Final = "rea/discovery"
 """`{"complete": bool, "limit": int, "addresses": int}`, plus `"reason": "limit" | "time"` when cut."""

@@ -1,6 +1,6 @@
-"""The six guided investigation prompts and how they render (seed 002).
+"""How the guided investigation prompts (`prompt_declarations`) read against the session (seed 002).
 
-A rendered prompt gives optional starting points built from current tool
+Their descriptions name the session's target; a rendered prompt gives optional starting points built from current tool
 names, requires observations, inferences and unknowns to stay distinct, and
 quotes every argument value as untrusted selection data. Prompts never call
 tools and never authorize anything.
@@ -11,161 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rea_tui.server.completion_engine import Family
+from rea_tui.server.prompt_declarations import PromptSpec, prompt_description
+from rea_tui.server.prompt_declarations import target_sentence as declared_sentence
 from rea_tui.server.session_state import Session
 from rea_tui.server.target import is_javascript_application
-from rea_tui.server.text_forms import escape_unsafe, quote
-
-
-@dataclass(frozen=True, slots=True)
-class ArgumentSpec:
-    name: str
-    description: str
-    required: bool = False
-    family: Family | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PromptSpec:
-    name: str
-    title: str
-    purpose: str
-    arguments: tuple[ArgumentSpec, ...]
-
-    def argument(self, name: str) -> ArgumentSpec | None:
-        for arg in self.arguments:
-            if arg.name == name:
-                return arg
-        return None
-
-
-def _doc() -> ArgumentSpec:
-    return ArgumentSpec(
-        "document",
-        "Optional document of the active target. Completes from list_documents.",
-        family="document",
-    )
-
-
-def _proc() -> ArgumentSpec:
-    return ArgumentSpec(
-        "procedure",
-        "Optional procedure name or address. Completes from the complete procedure inventory of the document "
-        "in context, or of the whole target (a name in several documents comes qualified: malloc@libc.so.6).",
-        family="procedure",
-    )
-
-
-def _provider() -> ArgumentSpec:
-    return ArgumentSpec("provider", "Optional analysis provider: auto or a deep provider.", family="provider")
-
-
-def _evidence() -> ArgumentSpec:
-    return ArgumentSpec("evidence", "Optional evidence ID retained in this session's ledger.", family="evidence")
-
-
-def _capture() -> ArgumentSpec:
-    return ArgumentSpec("capture", "Optional Process Capture v4 evidence ID.", family="capture")
-
-
-PROMPTS: tuple[PromptSpec, ...] = (
-    PromptSpec(
-        "investigate_feature",
-        "Investigate a feature",
-        "Trace a feature from discovery into bounded function evidence.",
-        (
-            ArgumentSpec("feature", "The feature to trace, in your words (for example: offline search).", True),
-            ArgumentSpec(
-                "input_path",
-                "Optional JavaScript/Electron application directory, analyzed directly instead of opening a binary.",
-            ),
-            _doc(),
-            _proc(),
-            _provider(),
-            _evidence(),
-        ),
-    ),
-    PromptSpec(
-        "compare_application_versions",
-        "Compare application versions",
-        "Compare two shipped artifacts, with optional static and runtime follow-up.",
-        (
-            ArgumentSpec("baseline_path", "Path of the earlier version (file or .app bundle).", True),
-            ArgumentSpec("candidate_path", "Path of the later version (file or .app bundle).", True),
-            ArgumentSpec("focus", "Optional area to concentrate on."),
-            ArgumentSpec("runtime", "Optional: 'yes' to include an approval-gated runtime follow-up."),
-            ArgumentSpec("manifest", "Optional artifact manifest ID from a retained inventory.", family="manifest"),
-            ArgumentSpec(
-                "occurrence",
-                "Optional artifact occurrence ID from a retained inventory page.",
-                family="occurrence",
-            ),
-            _capture(),
-            _evidence(),
-        ),
-    ),
-    PromptSpec(
-        "verify_reconstruction",
-        "Verify a reconstruction",
-        "Evaluate a finite reconstruction specification against retained comparison evidence.",
-        (
-            ArgumentSpec("specification", "The finite reconstruction specification to check, item by item.", True),
-            _evidence(),
-            _doc(),
-            _proc(),
-        ),
-    ),
-    PromptSpec(
-        "trace_crash",
-        "Trace a crash",
-        "Correlate a crash symptom with static paths and optional Process Capture v4 evidence.",
-        (
-            ArgumentSpec("symptom", "The crash symptom: message, signal, faulting address or stack excerpt.", True),
-            _capture(),
-            _doc(),
-            _proc(),
-            _provider(),
-            _evidence(),
-        ),
-    ),
-    PromptSpec(
-        "audit_residual_unknowns",
-        "Audit residual unknowns",
-        "Audit current residual-unknown heads and evidence-qualified resolution.",
-        (
-            ArgumentSpec("scope", "Optional theme or area to limit the audit to."),
-            ArgumentSpec("unknown", "Optional residual-unknown head to start with.", family="unknown"),
-            _evidence(),
-        ),
-    ),
-    PromptSpec(
-        "prepare_bounded_process_capture",
-        "Prepare a bounded process capture",
-        "Design an approval-gated, bounded process experiment before execution.",
-        (
-            ArgumentSpec("goal", "What the experiment should show.", True),
-            _capture(),
-            _doc(),
-            _evidence(),
-        ),
-    ),
-)
-
-PROMPTS_BY_NAME: dict[str, PromptSpec] = {p.name: p for p in PROMPTS}
+from rea_tui.server.text_forms import quote
 
 
 def target_sentence(session: Session) -> str:
-    """What prompt descriptions say about the target; it changes (list_changed) as the target does."""
+    """What prompt descriptions say about the session's target (`prompt_declarations.target_sentence`)."""
     target = session.target
     if target is not None:
-        return f"Active target: {escape_unsafe(target.label)}."
+        return declared_sentence(target.label)
     if session.state == "opening":
-        return f"Active target: {escape_unsafe(session.opening_label or 'the startup target')} (still opening)."
-    return "No target is open."
+        return declared_sentence(None, session.opening_label or "")
+    return declared_sentence(None)
 
 
 def description(spec: PromptSpec, session: Session) -> str:
-    return f"{spec.purpose} {target_sentence(session)}"
+    return prompt_description(spec, target_sentence(session))
 
 
 # -- rendering -------------------------------------------------------------------------

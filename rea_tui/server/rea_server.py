@@ -22,10 +22,11 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from rea_tui.server.completion_engine import CompletionEngine, Family
-from rea_tui.server.guided_prompts import PROMPTS, PROMPTS_BY_NAME, description, render
+from rea_tui.server.completion_engine import CompletionEngine
+from rea_tui.server.guided_prompts import description, render, target_sentence
 from rea_tui.server.limits import MAX_VALUE_CHARS
 from rea_tui.server.name_resolver import Narrowing
+from rea_tui.server.prompt_declarations import PROMPTS, PROMPTS_BY_NAME, Family
 from rea_tui.server.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
 from rea_tui.server.server_identity import (
     INSTRUCTIONS,
@@ -34,6 +35,15 @@ from rea_tui.server.server_identity import (
     SERVER_NAME,
     SERVER_TITLE,
     SERVER_VERSION,
+)
+from rea_tui.server.server_lists import (
+    EVIDENCE_TEMPLATE,
+    PROCEDURE_TEMPLATE,
+    SESSION_URI,
+    prompt_items,
+    resource_items,
+    resource_template_items,
+    tool_items,
 )
 from rea_tui.server.session_state import Session
 from rea_tui.server.text_forms import to_json
@@ -45,10 +55,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from rea_tui.server.target_paths import StartupTarget
-
-SESSION_URI = "rea://session"
-PROCEDURE_TEMPLATE = "rea://documents/{document}/procedures/{procedure}"
-EVIDENCE_TEMPLATE = "rea://evidence/{evidence}"
+    from rea_tui.server.target_switching import Hold
 
 _PROCEDURE_URI = re.compile(r"^rea://documents/([^/]+)/procedures/([^/]+)$")
 _EVIDENCE_URI = re.compile(r"^rea://evidence/([^/]+)$")
@@ -151,13 +158,16 @@ class ReaServer:
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
-    async def open_startup_target(self, startup: StartupTarget, tasks: TaskGroup) -> None:
+    async def open_startup_target(self, startup: StartupTarget, tasks: TaskGroup, hold: Hold | None = None) -> None:
         """The target the server was started with: opened before requests are served with `--open-first`
-        (`startup.first`), otherwise in the background, in `tasks`."""
+        (`startup.first`), otherwise in the background, in `tasks`, once `hold` returns (if given); from
+        this call on the session says it is opening."""
+        switcher = self.services.switcher
         if startup.first:
-            await self.services.switcher.open_startup(startup.opener, startup.label)
+            await switcher.open_startup(startup.opener, startup.label)
         else:
-            tasks.start_soon(self.services.switcher.open_startup, startup.opener, startup.label)
+            switcher.begin_startup(startup.label)
+            tasks.start_soon(switcher.finish_startup, startup.opener, hold)
 
     # -- change notifications -----------------------------------------------------------------
 
@@ -178,19 +188,7 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         self._no_cursor(params)
-        prompts = [
-            types.Prompt(
-                name=spec.name,
-                title=spec.title,
-                description=description(spec, self.session),
-                arguments=[
-                    types.PromptArgument(name=a.name, description=a.description, required=a.required)
-                    for a in spec.arguments
-                ],
-            )
-            for spec in PROMPTS
-        ]
-        return types.ListPromptsResult(prompts=prompts)
+        return types.ListPromptsResult.model_validate({"prompts": prompt_items(target_sentence(self.session))})
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -267,7 +265,7 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._no_cursor(params)
-        return types.ListToolsResult(tools=self.registry.tools())
+        return types.ListToolsResult.model_validate({"tools": tool_items()})
 
     def _call_context(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> CallContext:
         async def elicit(message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
@@ -322,41 +320,13 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         self._no_cursor(params)
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    uri=SESSION_URI,
-                    name="session",
-                    title="REA session",
-                    description="The target's state (opening, ready, failed), its documents and providers, "
-                    "and ledger counts.",
-                    mime_type="application/json",
-                )
-            ]
-        )
+        return types.ListResourcesResult.model_validate({"resources": resource_items()})
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         self._no_cursor(params)
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=PROCEDURE_TEMPLATE,
-                    name="procedure",
-                    title="Procedure inspection",
-                    description="Inspection of one procedure of a document (variables complete).",
-                    mime_type="application/json",
-                ),
-                types.ResourceTemplate(
-                    uri_template=EVIDENCE_TEMPLATE,
-                    name="evidence",
-                    title="Retained evidence",
-                    description="A retained tool result by evidence ID (the variable completes).",
-                    mime_type="application/json",
-                ),
-            ]
-        )
+        return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": resource_template_items()})
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams

@@ -1,8 +1,8 @@
 """Who the server is and what it declares, as plain data (no SDK import).
 
-Both the early stdio handshake (`early_handshake`, answered before the SDK is
-loaded) and the SDK-backed server (`rea_server`) read these, so the two cannot
-disagree about the name, the instructions or the protocol versions. The
+Both the early stdio answers (`early_handshake`, `early_lists`, sent before
+the SDK is loaded) and the SDK-backed server (`rea_server`) read these, so the
+two cannot disagree about the name, the instructions or the protocol versions. The
 capability dicts are what the SDK derives from the registered handlers; the
 stdio front compares its early reply with the SDK's own reply for the same
 request and logs any difference, and a test asserts there is none.
@@ -34,6 +34,8 @@ MODERN_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
 
 PROTOCOL_VERSION_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 SERVER_INFO_META_KEY: Final = "io.modelcontextprotocol/serverInfo"
+CLIENT_INFO_META_KEY: Final = "io.modelcontextprotocol/clientInfo"
+CLIENT_CAPABILITIES_META_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 
 LEGACY_CAPABILITIES: Final[dict[str, Any]] = {
     "completions": {},

@@ -1,33 +1,43 @@
-"""The process's stdio wire, taken over before the SDK loads, and the early answer to the opening request.
+"""The process's stdio wire, taken over before the SDK loads, and the early answers on it.
 
 `StdioFront` is created by `main` right after the arguments are checked:
 file descriptor 0 then reads the null device and 1 writes to stderr, so
 nothing a handler, library or child prints can corrupt the JSON-RPC wire. A
-reader thread reads the wire; the client's opening request (`initialize`, or
-`server/discover` at 2026-07-28) is answered at once from `early_handshake`,
-while the main thread imports the SDK and builds the server. Every line is
-then handed to the SDK (`stdio_serving`), in order; the SDK's own reply to
-the opening request is compared with the early one (a difference is logged)
-and not sent again. Only the standard library is imported here.
+reader thread reads the wire while the main thread imports the SDK and builds
+the server, and answers at once what `early_answers` can answer without it:
+the opening request (`initialize`, or `server/discover` at 2026-07-28) and
+the four lists. Every line is still handed to the SDK (`stdio_serving`), in
+order (a request answered early under an id of the front's own); the SDK's
+own reply to it is compared with the early one (a difference is logged) and
+not sent again. Once the SDK reads its first line, it answers everything
+itself. `main` waits for the opening request only (`wait_for_opening`): lists
+that arrive while the SDK loads are answered by the reader within a few
+milliseconds all the same.
+
+The startup target opens only once the SDK has replied to every request
+answered early (`wait_until_replayed`), so what the early prompt list said
+about it (still opening) is what the SDK's copy says too; its readiness is
+announced afterwards like any change. Only the standard library is imported
+here.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import queue
 import sys
 import threading
-from typing import IO, Any
+from typing import IO
 
-from rea_tui.server.early_handshake import early_reply
+from rea_tui.server.early_answers import EarlyAnswers, Seen
 
 logger = logging.getLogger("rea_tui.server")
 
 OPENING_WAIT_SECONDS = 0.1
 """How long `main` waits for an opening request already on its way before loading the SDK."""
-_COMPACT = (",", ":")
+REPLAY_WAIT_SECONDS = 5.0
+"""Longest the startup target's opening waits for the SDK's copies of the early replies."""
 
 
 def _claim_wire() -> tuple[IO[bytes], IO[bytes]]:
@@ -42,77 +52,80 @@ def _claim_wire() -> tuple[IO[bytes], IO[bytes]]:
     return wire_in, wire_out
 
 
-def _id_key(value: Any) -> str:
-    """Request ids compare by JSON value: 1 and "1" are different ids."""
-    return json.dumps(value)
-
-
 class StdioFront:
-    def __init__(self) -> None:
+    def __init__(self, sentence: str | None) -> None:
+        """`sentence`: what the early prompt list says about the target (None: lists wait for the SDK)."""
         self._wire_in, self._wire_out = _claim_wire()
         self._lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._write_lock = threading.Lock()
-        self._early: dict[str, dict[str, Any]] = {}
-        """Replies already sent, by request id: the SDK's copy is compared and dropped."""
+        self._lock = threading.Lock()
+        """Held while a line is judged and its early reply written, and while the SDK's messages are."""
+        self._answers = EarlyAnswers(sentence)
+        self._serving = False
         self._opened = threading.Event()
+        self._replayed = threading.Event()
         threading.Thread(target=self._read, name="rea-stdio-reader", daemon=True).start()
 
     def wait_for_opening(self, timeout: float = OPENING_WAIT_SECONDS) -> None:
         """Give a client that wrote its opening request at spawn its answer before the heavy imports start."""
         self._opened.wait(timeout)
 
+    def wait_until_replayed(self, timeout: float = REPLAY_WAIT_SECONDS) -> bool:
+        """Block until the SDK serves and has replied to every request answered early (False on timeout)."""
+        return self._replayed.wait(timeout)
+
     # -- the reader thread -------------------------------------------------------------------
 
     def _read(self) -> None:
         try:
             for line in iter(self._wire_in.readline, b""):
-                if not self._opened.is_set():
-                    self._answer_opening(line)
-                self._lines.put(line)
+                with self._lock:
+                    seen = self._judge(line)
+                    if self._answers.opened:
+                        self._opened.set()
+                self._lines.put(seen.replay)
         except (OSError, ValueError):
             logger.debug("stdin closed", exc_info=True)
         finally:
+            with self._lock:
+                self._answers.stop()
+                self._note_replayed()
             self._opened.set()
             self._lines.put(None)
 
-    def _answer_opening(self, line: bytes) -> None:
+    def _judge(self, line: bytes) -> Seen:
+        """The early answer to `line`, already written; a failure here leaves everything to the SDK."""
         try:
-            message = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            return  # notifications and noise do not open a connection
-        reply = early_reply(message)
-        if reply is not None:
-            with self._write_lock:
-                self._early[_id_key(reply["id"])] = reply
-                self._write(json.dumps(reply, separators=_COMPACT, ensure_ascii=False) + "\n")
-        self._opened.set()
+            seen = self._answers.line(line)
+        except Exception:
+            logger.exception("early answer failed; the SDK answers from here on")
+            self._answers.stop()
+            return Seen(line)
+        if seen.reply is not None:
+            self._write(seen.reply)
+        return seen
 
     # -- the wire ------------------------------------------------------------------------------
 
-    def _write(self, text: str) -> None:
-        self._wire_out.write(text.encode("utf-8"))
+    def _write(self, data: bytes) -> None:
+        self._wire_out.write(data)
         self._wire_out.flush()
+
+    def _note_replayed(self) -> None:
+        if self._answers.settled:
+            self._replayed.set()
 
     def deliver(self, text: str) -> None:
         """Write one message from the SDK, unless it repeats a reply already sent early."""
-        with self._write_lock:
-            if self._early:
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    message = None
-                if isinstance(message, dict) and "method" not in message:
-                    early = self._early.pop(_id_key(message.get("id")), None)
-                    if early is not None:
-                        if message != early:
-                            logger.warning(
-                                "early handshake reply differs from the SDK's: sent %s, SDK %s", early, message
-                            )
-                        return
-            self._write(text)
+        with self._lock:
+            if self._answers.outgoing(text):
+                self._write(text.encode("utf-8"))
+            self._note_replayed()
 
     def next_line(self) -> bytes | None:
-        """The next line from the wire (blocking); None at end of input."""
+        """The next line from the wire (blocking); None at end of input. The first call means the SDK serves."""
+        if not self._serving:
+            with self._lock:
+                self._serving = True
+                self._answers.stop()
+                self._note_replayed()
         return self._lines.get()

@@ -44,8 +44,12 @@ class _OutgoingLines:
 
 
 def serve_stdio(front: StdioFront, app: ReaServer, startup: StartupTarget | None) -> int:
-    """Run `app` on the front's wire; the startup target opens alongside."""
+    """Run `app` on the front's wire; the startup target opens alongside, once the SDK has replied to the
+    requests the front answered early."""
     from mcp.server.stdio import stdio_server
+
+    async def replayed() -> bool:
+        return await anyio.to_thread.run_sync(front.wait_until_replayed, abandon_on_cancel=True)
 
     async def run() -> None:
         incoming = cast("anyio.AsyncFile[str]", _IncomingLines(front))
@@ -55,7 +59,9 @@ def serve_stdio(front: StdioFront, app: ReaServer, startup: StartupTarget | None
             anyio.create_task_group() as tasks,
         ):
             if startup is not None:
-                await app.open_startup_target(startup, tasks)
+                # What the early prompt list said (the target is still opening) stays true until the SDK
+                # has replied to every request answered early.
+                await app.open_startup_target(startup, tasks, hold=replayed)
             await app.server.run(read_stream, write_stream, app.initialization_options())
             tasks.cancel_scope.cancel()
 

@@ -26,6 +26,7 @@ from rea_tui.server.target_paths import TargetError
 logger = logging.getLogger("rea_tui.server")
 
 Announce = Callable[[], Awaitable[None]]
+Hold = Callable[[], Awaitable[object]]
 Opener = Callable[[], Target]
 
 
@@ -48,10 +49,20 @@ class TargetSwitcher:
         analysis.prepare()
         return analysis
 
+    def begin_startup(self, label: str) -> None:
+        """Say the startup target is opening, from now on (call before any request is served)."""
+        self.session.begin_opening(label)
+
     async def open_startup(self, opener: Opener, label: str) -> None:
-        """Open the target the server was started with; completion stays cold until it is ready."""
+        """Open the target the server was started with at once; completion stays cold until it is ready."""
+        self.begin_startup(label)
+        await self.finish_startup(opener)
+
+    async def finish_startup(self, opener: Opener, hold: Hold | None = None) -> None:
+        """Open the startup target `begin_startup` announced, after `hold` returns (if given)."""
         async with self.lock:
-            self.session.begin_opening(label)
+            if hold is not None:
+                await hold()
             try:
                 analysis = await anyio.to_thread.run_sync(run_in_background_thread, partial(self._analysed, opener))
             except TargetError as exc:

@@ -1,8 +1,9 @@
-"""The tool catalog: every tool module's declarations, in the order `tools/list` shows them."""
+"""The tool catalog: every declaration (`tool_declarations`) bound to its handler module's function."""
 
 from __future__ import annotations
 
-from rea_tui.server.tool_registry import ToolRegistry, ToolSpec
+from rea_tui.server.tool_declarations import DECLARATIONS
+from rea_tui.server.tool_registry import Handler, ToolRegistry
 from rea_tui.server.tools import (
     analysis_view_tools,
     artifact_tools,
@@ -13,16 +14,16 @@ from rea_tui.server.tools import (
     unknown_tools,
 )
 
-TOOLS: tuple[ToolSpec, ...] = (
-    *target_tools.TOOLS,
-    *procedure_tools.TOOLS,
-    *tracing_tools.TOOLS,
-    *analysis_view_tools.TOOLS,
-    *artifact_tools.TOOLS,
-    *unknown_tools.TOOLS,
-    *capture_tools.TOOLS,
-)
+HANDLERS: dict[str, Handler] = {
+    **target_tools.HANDLERS,
+    **procedure_tools.HANDLERS,
+    **tracing_tools.HANDLERS,
+    **analysis_view_tools.HANDLERS,
+    **artifact_tools.HANDLERS,
+    **unknown_tools.HANDLERS,
+    **capture_tools.HANDLERS,
+}
 
 
 def build_registry() -> ToolRegistry:
-    return ToolRegistry(TOOLS)
+    return ToolRegistry(DECLARATIONS, HANDLERS)

@@ -1,4 +1,4 @@
-"""The tool registry: each tool declared once (name, schemas, annotations, handler), and the dispatch.
+"""The tool registry: each declared tool (`tool_declarations`) bound to its handler, and the dispatch.
 
 Arguments are checked against the tool's input schema before the handler
 runs; a bad argument is a tool error naming each field (`isError`, with
@@ -8,13 +8,13 @@ for name-taking arguments are taken as ids, as seed 003 allows.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import mcp_types as types
 from jsonschema import Draft202012Validator
 
+from rea_tui.server.tool_declarations import ToolDeclaration
 from rea_tui.server.tool_outcomes import CallContext, Failure, Outcome
 from rea_tui.server.tool_services import ToolCall, ToolServices
 
@@ -25,53 +25,32 @@ NAME_ARGUMENTS = frozenset({"document", "procedure", "provider", "string", "mani
 
 
 @dataclass(frozen=True, slots=True)
-class ToolHints:
-    """The declared annotations (declared, not verified, as the host shows them)."""
-
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
-READS = ToolHints(read_only=True, destructive=False, idempotent=True, open_world=False)
-"""Inspects the session or target and changes nothing."""
-
-
-@dataclass(frozen=True, slots=True)
 class ToolSpec:
-    name: str
-    title: str
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    hints: ToolHints
+    """A tool's declaration and the handler that runs it."""
+
+    declaration: ToolDeclaration
     handler: Handler
 
-    def to_tool(self) -> types.Tool:
-        return types.Tool(
-            name=self.name,
-            title=self.title,
-            description=self.description,
-            input_schema=self.input_schema,
-            output_schema=self.output_schema,
-            annotations=types.ToolAnnotations(
-                title=self.title,
-                read_only_hint=self.hints.read_only,
-                destructive_hint=self.hints.destructive,
-                idempotent_hint=self.hints.idempotent,
-                open_world_hint=self.hints.open_world,
-            ),
-        )
+    @property
+    def name(self) -> str:
+        return self.declaration.name
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.declaration.input_schema
 
 
 class ToolRegistry:
-    def __init__(self, specs: Iterable[ToolSpec]) -> None:
+    def __init__(self, declarations: Iterable[ToolDeclaration], handlers: Mapping[str, Handler]) -> None:
         self._specs: dict[str, ToolSpec] = {}
-        for spec in specs:
-            if spec.name in self._specs:
-                raise ValueError(f"tool {spec.name} is declared twice")
-            self._specs[spec.name] = spec
+        for declaration in declarations:
+            if declaration.name in self._specs:
+                raise ValueError(f"tool {declaration.name} is declared twice")
+            if declaration.name not in handlers:
+                raise ValueError(f"tool {declaration.name} has no handler")
+            self._specs[declaration.name] = ToolSpec(declaration, handlers[declaration.name])
+        if unbound := sorted(set(handlers) - set(self._specs)):
+            raise ValueError(f"handlers without a declaration: {', '.join(unbound)}")
         self._validators = {name: Draft202012Validator(s.input_schema) for name, s in self._specs.items()}
 
     def __contains__(self, name: object) -> bool:
@@ -79,9 +58,6 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._specs)
-
-    def tools(self) -> list[types.Tool]:
-        return [spec.to_tool() for spec in self._specs.values()]
 
     def argument_errors(self, name: str, arguments: dict[str, Any]) -> list[dict[str, str]]:
         spec = self._specs[name]

@@ -74,14 +74,30 @@ class RawClient:
         self._in.write(json.dumps(message).encode() + b"\n")
         self._in.flush()
 
-    def receive(self) -> dict[str, Any]:
+    def receive_line(self, timeout: float = REPLY_TIMEOUT_SECONDS) -> bytes:
         try:
-            line = self._lines.get(timeout=REPLY_TIMEOUT_SECONDS)
+            line = self._lines.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no message within {REPLY_TIMEOUT_SECONDS} s") from None
+            raise AssertionError(f"no message within {timeout} s") from None
         assert line, "the server closed stdout"
-        message: dict[str, Any] = json.loads(line)
+        return line
+
+    def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.receive_line())
         return message
+
+    def arriving(self, seconds: float) -> list[dict[str, Any]]:
+        """Every message that arrives within `seconds`."""
+        found = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line:
+                found.append(json.loads(line))
+        return found
 
     def next_response(self) -> dict[str, Any]:
         """The next message that answers a request; notifications in between (list_changed when the

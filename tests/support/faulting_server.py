@@ -14,12 +14,14 @@ from typing import Any
 
 FAULT_METHOD = "rea/fault"
 PROCEDURES = 500
+LABEL = "synthetic target"
 
 
 def main() -> int:
+    from rea_tui.server.prompt_declarations import target_sentence
     from rea_tui.server.stdio_front import StdioFront
 
-    front = StdioFront()
+    front = StdioFront(target_sentence(None, LABEL))
 
     import mcp_types as types
     from mcp.server.context import ServerRequestContext
@@ -36,7 +38,7 @@ def main() -> int:
 
     app = ReaServer(Session(ServerOptions()))
     app.server.add_request_handler(FAULT_METHOD, types.RequestParams, fault)
-    startup = StartupTarget(lambda: open_synthetic(SyntheticSpec(PROCEDURES, 0)), "synthetic target")
+    startup = StartupTarget(lambda: open_synthetic(SyntheticSpec(PROCEDURES, 0)), LABEL)
     return serve_stdio(front, app, startup)
 
 

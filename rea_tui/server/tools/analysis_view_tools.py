@@ -12,8 +12,7 @@ from rea_tui.server import javascript_analysis
 from rea_tui.server.evidence_ledger import EvidenceEntry
 from rea_tui.server.text_forms import fold
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, ToolSpec
-from rea_tui.server.tool_schemas import EVIDENCE_ID, arguments_schema, result_schema
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 VIEWABLE = ("analyze_javascript_application", "inspect_binary_layout")
@@ -140,44 +139,7 @@ async def inspect_analysis_view(call: ToolCall) -> Outcome:
     return Evidence({**payload, **shape(entry.result, view, query)})
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "inspect_analysis_view",
-        "Inspect analysis view",
-        "A view over retained analyze_javascript_application or inspect_binary_layout evidence: overview, "
-        "feature seeds, graph or findings, returned inline.",
-        arguments_schema(
-            {
-                "evidence": {"type": "string", "description": "Evidence ID to view (default: the latest eligible)."},
-                "view": {"enum": ["overview", "feature_seeds", "graph", "findings"], "default": "overview"},
-                "query": {"type": "string", "description": "Optional case-insensitive filter."},
-            }
-        ),
-        result_schema(
-            ["source_evidence", "view"],
-            {"source_evidence": EVIDENCE_ID, "view": {"type": "string"}, "source_operation": {"type": "string"}},
-        ),
-        READS,
-        inspect_analysis_view,
-    ),
-    ToolSpec(
-        "analyze_javascript_application",
-        "Analyze JavaScript application",
-        "Statically analyze a JavaScript/Electron application directory (package.json, scripts, app.asar): "
-        "IPC channels, functions and module edges as feature seeds. No open_binary needed; nothing is run.",
-        arguments_schema(
-            {"input_path": {"type": "string", "minLength": 1, "description": "Application directory."}},
-            ["input_path"],
-        ),
-        result_schema(
-            ["input_path", "application", "feature_seeds"],
-            {
-                "input_path": {"type": "string"},
-                "application": {"enum": ["electron", "javascript"]},
-                "feature_seeds": {"type": "array"},
-            },
-        ),
-        READS,
-        analyze_javascript_application,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "inspect_analysis_view": inspect_analysis_view,
+    "analyze_javascript_application": analyze_javascript_application,
+}

@@ -11,15 +11,7 @@ from rea_tui.server.artifact_store import Manifest, manifest_findings
 from rea_tui.server.name_resolver import Item, Narrowing, is_missing, make_item, resolve
 from rea_tui.server.target import Target
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, ToolHints, ToolSpec
-from rea_tui.server.tool_schemas import (
-    LIMIT_ARGUMENT,
-    OFFSET_ARGUMENT,
-    arguments_schema,
-    name_argument,
-    or_narrowing,
-    result_schema,
-)
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 FIRST_BYTES: Final = 64
@@ -102,41 +94,7 @@ async def inspect_artifact(call: ToolCall) -> Outcome:
     return Evidence({"manifest": described, "occurrence": occ, "detail": _occurrence_detail(occ, target)})
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "inventory_artifact",
-        "Inventory artifact",
-        "Inventory the active target's artifacts (files, sections, linked libraries) as a manifest with "
-        "occurrence IDs, a page at a time. Acts on the active target; pass manifest to page an existing one.",
-        arguments_schema(
-            {
-                "manifest": name_argument("Existing manifest to page (optional)"),
-                "offset": OFFSET_ARGUMENT,
-                "limit": LIMIT_ARGUMENT,
-            }
-        ),
-        or_narrowing(
-            result_schema(
-                ["schema", "manifest", "page"],
-                {"schema": {"type": "string"}, "manifest": {"type": "object"}, "page": {"type": "object"}},
-            )
-        ),
-        ToolHints(read_only=True, destructive=False, idempotent=False, open_world=False),
-        inventory_artifact,
-    ),
-    ToolSpec(
-        "inspect_artifact",
-        "Inspect artifact",
-        "Inspect a manifest of the active target (graph and findings) or one of its occurrences, inline. "
-        "Open the manifest's target first: inspection acts on the active target.",
-        arguments_schema(
-            {
-                "manifest": name_argument("Manifest (M-0001) or its number"),
-                "occurrence": {"type": "string", "description": "Optional occurrence ID (O-0001-0001) or name."},
-            }
-        ),
-        or_narrowing(result_schema(["manifest"], {"manifest": {"type": "object"}})),
-        READS,
-        inspect_artifact,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "inventory_artifact": inventory_artifact,
+    "inspect_artifact": inspect_artifact,
+}

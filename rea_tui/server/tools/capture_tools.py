@@ -17,15 +17,13 @@ import mcp_types as types
 from rea_tui.server.capture_policy import CaptureDecision
 from rea_tui.server.process_capture import run_capture, simulate_capture, split_arguments
 from rea_tui.server.target import Target
+from rea_tui.server.tool_declarations import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
 from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Outcome, Plain
-from rea_tui.server.tool_registry import ToolHints, ToolSpec
-from rea_tui.server.tool_schemas import EVIDENCE_ID, arguments_schema
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 CAPTURE_CONFIRM_KEY: Final = "confirm_capture"
 CAPTURE_STATE: Final = "rea-capture-confirmation"
-DEFAULT_TIMEOUT_SECONDS: Final = 5
-MAX_TIMEOUT_SECONDS: Final = 30
 
 NO_ELICITATION: Final = (
     "run_process_capture must ask the user to confirm every run, and this client did not declare form "
@@ -157,40 +155,6 @@ async def run_process_capture(call: ToolCall) -> Outcome:
     return Evidence(result)
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "run_process_capture",
-        "Run process capture",
-        "Run the main executable of the target the server was started with once, without a shell, in its own "
-        "process group, with a hard time limit and capped output, and retain the result as Process Capture "
-        "v4 evidence. Every run is confirmed by the user through form elicitation; targets opened later with "
-        "open_binary are never run.",
-        arguments_schema(
-            {
-                "arguments": {
-                    "type": "string",
-                    "default": "",
-                    "description": "Command-line arguments (POSIX quoting).",
-                },
-                "timeout_seconds": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_TIMEOUT_SECONDS,
-                    "default": DEFAULT_TIMEOUT_SECONDS,
-                },
-                "capture_environment": {"type": "boolean", "default": False},
-            }
-        ),
-        {
-            "type": "object",
-            "required": ["status"],
-            "properties": {
-                "status": {"enum": ["completed", "timed_out", "failed_to_start", "not_run"]},
-                "schema": {"type": "string"},
-                "evidence_id": EVIDENCE_ID,
-            },
-        },
-        ToolHints(read_only=False, destructive=True, idempotent=False, open_world=True),
-        run_process_capture,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "run_process_capture": run_process_capture,
+}

@@ -12,28 +12,14 @@ from rea_tui.server.providers.base import InventoryProvider, ProviderError
 from rea_tui.server.providers.output_validation import validate_documents, validate_page
 from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref
 from rea_tui.server.text_forms import hex_address
+from rea_tui.server.tool_declarations import DEFAULT_MAX_INSTRUCTIONS
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, ToolSpec
-from rea_tui.server.tool_schemas import (
-    DOC_REF,
-    LIMIT_ARGUMENT,
-    OFFSET_ARGUMENT,
-    PROCEDURE,
-    PROVIDER_ARGUMENT,
-    arguments_schema,
-    name_argument,
-    or_narrowing,
-    paged_result,
-    procedure_argument,
-    result_schema,
-)
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 DEFAULT_WINDOW_BYTES: Final = 256
 """Disassembly window of a procedure whose size is unknown."""
 MAX_WINDOW_BYTES: Final = 1024
-DEFAULT_MAX_INSTRUCTIONS: Final = 64
-MAX_INSTRUCTIONS: Final = 512
 _CALL_MNEMONICS: Final = frozenset({"call", "bl", "jal"})
 
 
@@ -155,78 +141,9 @@ async def inspect_binary_layout(call: ToolCall) -> Outcome:
     return Evidence({"document": document_ref(doc), "layout": doc.backend.layout()})
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "list_documents",
-        "List documents",
-        "List the documents (binaries) of the active target as the chosen provider reports them.",
-        arguments_schema({"provider": PROVIDER_ARGUMENT}),
-        or_narrowing(
-            result_schema(["provider", "documents"], {"provider": {"type": "string"}, "documents": {"type": "array"}})
-        ),
-        READS,
-        list_documents,
-    ),
-    ToolSpec(
-        "list_procedures",
-        "List procedures",
-        "List one document's procedures (function addresses with all their names), a page at a time.",
-        arguments_schema(
-            {
-                "document": name_argument("Document (default: the target's first document)"),
-                "provider": PROVIDER_ARGUMENT,
-                "offset": OFFSET_ARGUMENT,
-                "limit": LIMIT_ARGUMENT,
-            }
-        ),
-        or_narrowing(
-            paged_result(
-                ["document", "provider", "offset", "procedures"],
-                {
-                    "document": DOC_REF,
-                    "provider": {"type": "string"},
-                    "procedures": {"type": "array", "items": PROCEDURE},
-                },
-            )
-        ),
-        READS,
-        list_procedures,
-    ),
-    ToolSpec(
-        "inspect_procedure",
-        "Inspect procedure",
-        "Inspect one procedure: its names, address and a bounded capstone disassembly window, with the "
-        "procedures it calls. Answers with a narrowing reply when the procedure or document is missing, "
-        "unknown or ambiguous.",
-        arguments_schema(
-            {
-                "procedure": procedure_argument(),
-                "document": name_argument("Document to look in (optional; pins the search)"),
-                "provider": PROVIDER_ARGUMENT,
-                "max_instructions": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_INSTRUCTIONS,
-                    "default": DEFAULT_MAX_INSTRUCTIONS,
-                },
-            }
-        ),
-        or_narrowing(
-            result_schema(
-                ["document", "procedure", "disassembly"],
-                {"document": DOC_REF, "procedure": PROCEDURE, "disassembly": {"type": "object"}},
-            )
-        ),
-        READS,
-        inspect_procedure,
-    ),
-    ToolSpec(
-        "inspect_binary_layout",
-        "Inspect binary layout",
-        "Sections, segments, entry point and linked libraries of one document of the active target.",
-        arguments_schema({"document": name_argument("Document (default: the target's first document)")}),
-        or_narrowing(result_schema(["document", "layout"], {"document": DOC_REF, "layout": {"type": "object"}})),
-        READS,
-        inspect_binary_layout,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "list_documents": list_documents,
+    "list_procedures": list_procedures,
+    "inspect_procedure": inspect_procedure,
+    "inspect_binary_layout": inspect_binary_layout,
+}

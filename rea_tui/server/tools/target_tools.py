@@ -12,8 +12,7 @@ from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.target import is_javascript_application
 from rea_tui.server.target_paths import TargetError
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome, Plain
-from rea_tui.server.tool_registry import READS, ToolHints, ToolSpec
-from rea_tui.server.tool_schemas import arguments_schema, result_schema
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 
@@ -100,59 +99,8 @@ def check_path(path: str) -> dict[str, Any]:
     return check
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "open_binary",
-        "Open binary",
-        "Open a file, a directory of binaries or a macOS .app bundle as the active target (switching from "
-        "the current one). Also accepts 'default:' (the running Python interpreter and its libraries) and "
-        "'synthetic:N[:SEED]' (a deterministic synthetic target with N procedures). For a "
-        "JavaScript/Electron application directory, use analyze_javascript_application instead. "
-        "Switching keeps the evidence ledger and unknowns (close_binary clears them).",
-        arguments_schema(
-            {"path": {"type": "string", "minLength": 1, "description": "Path of the target to open."}},
-            ["path"],
-        ),
-        result_schema(
-            ["target", "kind", "documents", "providers"],
-            {
-                "target": {"type": ["string", "null"]},
-                "kind": {"type": "string"},
-                "label": {"type": "string"},
-                "documents": {"type": "array"},
-                "providers": {"type": "array"},
-                "previous_target": {"type": ["string", "null"]},
-            },
-        ),
-        ToolHints(read_only=False, destructive=False, idempotent=True, open_world=False),
-        open_binary,
-    ),
-    ToolSpec(
-        "close_binary",
-        "Close binary",
-        "Close the active target. Clears the session's evidence ledger, residual-unknown registry and "
-        "artifact manifests (their IDs are not handed out again).",
-        arguments_schema({}),
-        {
-            "type": "object",
-            "required": ["closed", "target", "cleared"],
-            "properties": {
-                "closed": {"type": "boolean"},
-                "target": {"type": ["string", "null"]},
-                "cleared": {"type": "object"},
-            },
-        },
-        ToolHints(read_only=False, destructive=True, idempotent=True, open_world=False),
-        close_binary,
-    ),
-    ToolSpec(
-        "doctor",
-        "Doctor",
-        "Report the analysis environment, the target's state (opening, ready, failed) and its providers; "
-        "with a path, check whether that file or .app bundle can be opened.",
-        arguments_schema({"path": {"type": "string", "description": "Optional file or .app bundle to check."}}),
-        result_schema(["environment", "session"], {"environment": {"type": "object"}, "session": {"type": "object"}}),
-        READS,
-        doctor,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "open_binary": open_binary,
+    "close_binary": close_binary,
+    "doctor": doctor,
+}

@@ -21,19 +21,7 @@ from rea_tui.server.target_analysis import LocatedString, TargetAnalysis, Target
 from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref, shown
 from rea_tui.server.text_forms import hex_address
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, Handler, ToolSpec
-from rea_tui.server.tool_schemas import (
-    DOC_REF,
-    LIMIT_ARGUMENT,
-    OFFSET_ARGUMENT,
-    PROCEDURE,
-    PROVIDER_ARGUMENT,
-    arguments_schema,
-    name_argument,
-    or_narrowing,
-    paged_result,
-    procedure_argument,
-)
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
 
 REFERENCE_SUBJECTS: Final = ("string", "address", "procedure")
@@ -300,85 +288,9 @@ async def callees(call: ToolCall) -> Outcome:
     )
 
 
-_PAGE = {"offset": OFFSET_ARGUMENT, "limit": LIMIT_ARGUMENT}
-_DOCUMENT = name_argument("Document to look in (optional; pins the search)")
-
-
-def _graph_tool(name: str, title: str, description: str, rows: str, handler: Handler) -> ToolSpec:
-    return ToolSpec(
-        name,
-        title,
-        description,
-        arguments_schema(
-            {"procedure": procedure_argument(), "document": _DOCUMENT, "provider": PROVIDER_ARGUMENT, **_PAGE}
-        ),
-        or_narrowing(
-            paged_result(
-                ["document", "procedure", rows],
-                {"document": DOC_REF, "procedure": PROCEDURE, rows: {"type": "array"}},
-            )
-        ),
-        READS,
-        handler,
-    )
-
-
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "search_strings",
-        "Search strings",
-        "Find strings in the data sections of the active target's documents (runs of at least four printable "
-        "characters) whose text contains the query (NFKC, case-insensitive), each with its id, document, "
-        "section and address, a page at a time.",
-        arguments_schema(
-            {
-                "query": {"type": "string", "minLength": 1, "description": "Text the strings must contain."},
-                "document": name_argument("Document to search (default: every document)"),
-                **_PAGE,
-            },
-            ["query"],
-        ),
-        or_narrowing(paged_result(["query", "strings"], {"query": {"type": "string"}, "strings": {"type": "array"}})),
-        READS,
-        search_strings,
-    ),
-    ToolSpec(
-        "find_references",
-        "Find references",
-        "Find the procedures whose code refers to a string (resolved among the target's strings), an "
-        "address, or a procedure: RIP-relative operands, absolute addresses, calls and tail jumps, found by "
-        "capstone. Give exactly one of string, address or procedure.",
-        arguments_schema(
-            {
-                "string": name_argument("String text (or part of it) or string id from search_strings"),
-                "address": {"type": "string", "description": "Address the code refers to (0x...)."},
-                "procedure": procedure_argument("Procedure referred to:"),
-                "document": _DOCUMENT,
-                **_PAGE,
-            }
-        ),
-        or_narrowing(
-            paged_result(
-                ["document", "query", "references"],
-                {"document": DOC_REF, "query": {"type": "object"}, "references": {"type": "array"}},
-            )
-        ),
-        READS,
-        find_references,
-    ),
-    _graph_tool(
-        "callers",
-        "Callers",
-        "The procedures that call the given procedure directly (or jump to it as a tail call), with the call sites.",
-        "callers",
-        callers,
-    ),
-    _graph_tool(
-        "callees",
-        "Callees",
-        "The procedures (and imported functions, through the PLT) the given procedure calls directly, with "
-        "the call sites.",
-        "callees",
-        callees,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "search_strings": search_strings,
+    "find_references": find_references,
+    "callers": callers,
+    "callees": callees,
+}

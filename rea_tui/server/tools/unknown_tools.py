@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from rea_tui.server.name_resolver import Item, Narrowing, is_missing, make_item, resolve
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import READS, ToolHints, ToolSpec
-from rea_tui.server.tool_schemas import arguments_schema, name_argument, or_narrowing, result_schema
+from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
-
-RECORDS = ToolHints(read_only=False, destructive=False, idempotent=False, open_world=False)
 
 
 def _head_items(call: ToolCall) -> list[Item]:
@@ -58,48 +55,8 @@ async def list_unknowns(call: ToolCall) -> Outcome:
     return Evidence({"status": status, "unknowns": [u.describe() for u in chosen]})
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "record_unknown",
-        "Record unknown",
-        "Record a residual unknown: an open question the evidence does not settle. It may supersede an "
-        "earlier unknown head.",
-        arguments_schema(
-            {
-                "question": {"type": "string", "minLength": 1},
-                "context": {"type": "string"},
-                "evidence": {"type": "array", "items": {"type": "string"}, "description": "Related evidence IDs."},
-                "supersedes": name_argument("Unknown head this refines (optional)"),
-            },
-            ["question"],
-        ),
-        or_narrowing(result_schema(["unknown"], {"unknown": {"type": "object"}})),
-        RECORDS,
-        record_unknown,
-    ),
-    ToolSpec(
-        "resolve_unknown",
-        "Resolve unknown",
-        "Resolve a residual-unknown head with a resolution and the retained evidence ID that qualifies it.",
-        arguments_schema(
-            {
-                "unknown": name_argument("Unknown head (U-0001), its number, or words of its question"),
-                "resolution": {"type": "string", "minLength": 1},
-                "evidence": {"type": "string", "description": "Retained evidence ID supporting the resolution."},
-            },
-            ["resolution", "evidence"],
-        ),
-        or_narrowing(result_schema(["unknown"], {"unknown": {"type": "object"}})),
-        RECORDS,
-        resolve_unknown,
-    ),
-    ToolSpec(
-        "list_unknowns",
-        "List unknowns",
-        "List residual unknowns (by default the open heads).",
-        arguments_schema({"status": {"enum": ["open", "resolved", "superseded", "all"], "default": "open"}}),
-        result_schema(["unknowns"], {"unknowns": {"type": "array"}}),
-        READS,
-        list_unknowns,
-    ),
-)
+HANDLERS: dict[str, Handler] = {
+    "record_unknown": record_unknown,
+    "resolve_unknown": resolve_unknown,
+    "list_unknowns": list_unknowns,
+}
