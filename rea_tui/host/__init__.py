@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "HostEvent": "events",
     "ListChanged": "events",
     "ListsPreviewed": "events",
+    "TargetRead": "events",
     "LogMessageReceived": "events",
     # what a server offers
     "ContentBlock": "models",
@@ -287,6 +288,7 @@ if TYPE_CHECKING:
     from rea_tui.host.events import ListsPreviewed as ListsPreviewed
     from rea_tui.host.events import LogMessageReceived as LogMessageReceived
     from rea_tui.host.events import ResourceUpdated as ResourceUpdated
+    from rea_tui.host.events import TargetRead as TargetRead
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger

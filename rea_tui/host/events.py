@@ -61,4 +61,19 @@ class ListsPreviewed:
     server: str
 
 
-HostEvent = ListChanged | LogMessageReceived | ResourceUpdated | BadOutputReceived | ConnectionLost | ListsPreviewed
+@dataclass(frozen=True)
+class TargetRead:
+    """The target a REA server names in `rea://session` was read after it connected (`HostedServer.target`)."""
+
+    server: str
+
+
+HostEvent = (
+    ListChanged
+    | LogMessageReceived
+    | ResourceUpdated
+    | BadOutputReceived
+    | ConnectionLost
+    | ListsPreviewed
+    | TargetRead
+)

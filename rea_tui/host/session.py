@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rea_tui.host.allowances import Allowances
 from rea_tui.host.completion import CompletionLog
 from rea_tui.host.errors import HostError, ServerUnavailable
+from rea_tui.host.events import TargetRead
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, citation_qualifiers
 from rea_tui.host.notes import Notebook, NoteChanged
 from rea_tui.host.observers import Listeners
@@ -110,8 +111,10 @@ class Session:
         self._started = dict(started or {})
         self._remember = remember_protocols
         self._servers: dict[str, HostedServer] = {}
-        # Servers whose connect (start, catalogs, target) is under way: not ready for the analyst yet.
+        # Servers whose connect (start, catalogs) is under way: not ready for the analyst yet.
         self._connecting: set[str] = set()
+        # Each connected server's target, being read (`_read_target_soon`).
+        self._target_reads: dict[str, asyncio.Task[None]] = {}
         self._recorded_entries: set[str] = set()
         self.ledger.subscribe(self._ledger_changed)
         self.notebook.subscribe(self._note_changed)
@@ -230,7 +233,6 @@ class Session:
         self._connecting.add(hosted.name)
         try:
             await start()
-            await hosted.read_target()
         except HostError as exc:
             self.recorder.server_failed(hosted.name, exc.describe())
             raise
@@ -243,6 +245,25 @@ class Session:
         finally:
             self._connecting.discard(hosted.name)
         self.recorder.server_connected(hosted.connection)
+        self._read_target_soon(hosted)
+
+    def _read_target_soon(self, hosted: HostedServer) -> None:
+        """The target, read after the server is ready, not before: a server answers `resources/read` only
+        once it has loaded its SDK, and twenty starting at once kept every one of them "connecting" for 3 s."""
+        earlier = self._target_reads.pop(hosted.name, None)
+        if earlier is not None:
+            earlier.cancel()
+
+        async def read() -> None:
+            await hosted.read_target()
+            self.events.emit(TargetRead(hosted.name))
+
+        self._target_reads[hosted.name] = asyncio.create_task(read(), name=f"target of {hosted.name}")
+
+    def reading_target(self, name: str) -> bool:
+        """Whether the server's target is still being read after it connected (TargetRead follows)."""
+        reading = self._target_reads.get(name)
+        return reading is not None and not reading.done()
 
     async def refresh(self, name: str, event: HostEvent) -> list[str]:
         """After a list change: refresh the catalogs and target; the tool allowances withdrawn by it."""
@@ -253,6 +274,8 @@ class Session:
         return self.allowances.revise(name, hosted.catalogs.tools.items)
 
     async def close(self) -> None:
+        for reading in self._target_reads.values():
+            reading.cancel()
         for hosted in list(self._servers.values()):
             await hosted.close()
         self.recorder.close()

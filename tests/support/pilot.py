@@ -61,7 +61,12 @@ async def ready(pilot: Pilot[Any], app: ReaApp, server: str | None = None) -> No
     """Wait until the server (the first by default) is connected, or has failed."""
     name = server or app.session.names[0]
     await wait_for(
-        pilot, lambda: app.session.state(name).status in ("ready", "failed", "exited"), f"{name} to connect", 30
+        pilot,
+        lambda: (
+            app.session.state(name).status in ("ready", "failed", "exited") and not app.session.reading_target(name)
+        ),
+        f"{name} to connect (and its target to be read)",
+        30,
     )
     await pilot.pause(0.1)
 

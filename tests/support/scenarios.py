@@ -129,8 +129,11 @@ async def connected(pilot: Pilot[Any]) -> ReaApp:
     app = the_app(pilot)
     await wait_for(
         pilot,
-        lambda: all(app.session.state(name).status != "connecting" for name in app.session.names),
-        "the servers to connect",
+        lambda: all(
+            app.session.state(name).status != "connecting" and not app.session.reading_target(name)
+            for name in app.session.names
+        ),
+        "the servers to connect (and their targets to be read)",
     )
     await pilot.pause()
     return app

@@ -320,13 +320,15 @@ class ServerFlow(Flow):
     # ------------------------------------------------------------ what a connection reports
 
     def host_event(self, event: HostEvent) -> None:
-        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged, ListsPreviewed
+        from rea_tui.host import BadOutputReceived, ConnectionLost, ListChanged, ListsPreviewed, TargetRead
 
         app = self.screen.app
         if isinstance(event, ListChanged):
             self.refresh(event.server, event)
         elif isinstance(event, ListsPreviewed):
             self.previewed(event.server)
+        elif isinstance(event, TargetRead):
+            self.screen.post_message(ServerStatusChanged(event.server))
         elif isinstance(event, ConnectionLost):
             self.failures[event.server] = event.message
             self.tree.set_server(event.server, "exited", f"code {event.exit_code}")
