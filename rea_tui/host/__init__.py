@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "resolve_servers": "config",
     "split_stdio_command": "config",
     "start_server_process": "transport",
+    "crowd_niceness": "transport",
     # errors
     "FieldDiagnostic": "errors",
     "HostError": "errors",
@@ -403,6 +404,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import read_transcript as read_transcript
     from rea_tui.host.transcript import sessions_dir as sessions_dir
     from rea_tui.host.transcript import summarize as summarize
+    from rea_tui.host.transport import crowd_niceness as crowd_niceness
     from rea_tui.host.transport import start_server_process as start_server_process
     from rea_tui.host.url_elicitation import required_url_elicitations as required_url_elicitations
     from rea_tui.host.url_safety import UrlView as UrlView

@@ -46,8 +46,8 @@ _EOF_GRACE_SECONDS = 0.05
 # After SIGTERM, how long before SIGKILL.
 _TERM_GRACE_SECONDS = 2.0
 _EXIT_POLL_SECONDS = 0.005
-# How much lower than the host a stdio server runs (nice values; 19 is the lowest priority).
-SERVER_NICENESS_STEP = 5
+# How much lower than the host stdio servers started in a crowd run (nice values; 19 is the lowest priority).
+CROWD_NICENESS_STEP = 10
 MAX_NICENESS = 19
 
 # Environment a stdio server gets besides what its config names. Like the
@@ -122,14 +122,14 @@ def _id_key(value: Any) -> str:
         return repr(value)
 
 
-def start_server_process(spec: ServerSpec) -> subprocess.Popen[bytes]:
+def start_server_process(spec: ServerSpec, *, niceness: int = 0) -> subprocess.Popen[bytes]:
     """Start a stdio server. Plain `subprocess`, so it can run before any event loop (or the SDK) exists.
 
     The server gets a process group of its own (the terminal's keys do not reach
     it, and closing kills whatever it started) but stays in the host's session,
     so where the kernel groups scheduling by session (autogroup) the host and
-    its servers share one group, in which the servers run at a lower priority:
-    twenty servers starting at once must not starve the screen.
+    its servers share one group. `niceness`: how many nice levels below the
+    host it runs (`crowd_niceness`).
     """
     try:
         process = subprocess.Popen(
@@ -143,14 +143,22 @@ def start_server_process(spec: ServerSpec) -> subprocess.Popen[bytes]:
         )
     except OSError as exc:
         raise ServerUnavailable(f"cannot start {spec.display_target()}: {exc.strerror or exc}") from exc
-    _lower_priority(process.pid)
+    if niceness:
+        _lower_priority(process.pid, niceness)
     return process
 
 
-def _lower_priority(pid: int) -> None:
+def crowd_niceness(servers: int) -> int:
+    """How far below the host servers started together run: more of them than CPU cores would starve the
+    screen (twenty bundled servers on two cores: all ready in 2.6 s ten levels down, 6.3 s five down, 8.9 s
+    at the host's level), while fewer leave it a core, and then a server's calls keep the host's priority."""
+    return CROWD_NICENESS_STEP if servers > (os.cpu_count() or 1) else 0
+
+
+def _lower_priority(pid: int, step: int) -> None:
     if hasattr(os, "setpriority"):  # not on Windows
         with suppress(OSError):  # the process may already be gone
-            niceness = os.getpriority(os.PRIO_PROCESS, 0) + SERVER_NICENESS_STEP
+            niceness = os.getpriority(os.PRIO_PROCESS, 0) + step
             os.setpriority(os.PRIO_PROCESS, pid, min(niceness, MAX_NICENESS))
 
 

@@ -7,20 +7,29 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host import DeferredInputs, ServerSpec, ServerUnavailable, pending_inputs, start_server_process
+from rea_tui.host import (
+    DeferredInputs,
+    ServerSpec,
+    ServerUnavailable,
+    crowd_niceness,
+    pending_inputs,
+    start_server_process,
+)
 
 
 def start_early(specs: Sequence[ServerSpec]) -> dict[str, subprocess.Popen[bytes]]:
     """Start the stdio servers now, so they boot while Textual loads and paints the first frame.
 
     Not one whose entry still waits for an `${input:NAME}` value: it starts once the analyst gave it.
+    More of them than CPU cores start below the screen's priority (`crowd_niceness`).
     """
+    starting = [spec for spec in specs if spec.transport == "stdio" and not pending_inputs(spec)]
+    niceness = crowd_niceness(len(starting))
     started: dict[str, subprocess.Popen[bytes]] = {}
-    for spec in specs:
-        if spec.transport == "stdio" and not pending_inputs(spec):
-            # A command that cannot start is reported by the app when it connects.
-            with contextlib.suppress(ServerUnavailable):
-                started[spec.name] = start_server_process(spec)
+    for spec in starting:
+        # A command that cannot start is reported by the app when it connects.
+        with contextlib.suppress(ServerUnavailable):
+            started[spec.name] = start_server_process(spec, niceness=niceness)
     return started
 
 
