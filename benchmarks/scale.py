@@ -143,12 +143,12 @@ def make_app(specs: list[Any], *, started: dict[str, Any] | None = None) -> Any:
 
 
 async def servers_tui(count: int) -> dict[str, float]:
-    from rea_tui.ui.launch import start_early
+    from rea_tui.host import start_servers
     from rea_tui.ui.widgets.sidebar import ServerTree
 
     specs = bundled_specs(count)
     started = time.perf_counter()
-    app = make_app(specs, started=start_early(specs))
+    app = make_app(specs, started=start_servers(specs))
     async with app.run_test(size=SIZE) as pilot:
         tree = app.query_one(ServerTree)
 

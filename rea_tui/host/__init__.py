@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "split_stdio_command": "config",
     "start_server_process": "transport",
     "crowd_niceness": "transport",
+    "start_servers": "server_start",
     # errors
     "FieldDiagnostic": "errors",
     "HostError": "errors",
@@ -377,6 +378,7 @@ if TYPE_CHECKING:
     from rea_tui.host.server_settings import set_roots as set_roots
     from rea_tui.host.server_settings import subscribe as subscribe
     from rea_tui.host.server_settings import unsubscribe as unsubscribe
+    from rea_tui.host.server_start import start_servers as start_servers
     from rea_tui.host.session import FormTarget as FormTarget
     from rea_tui.host.session import FormValues as FormValues
     from rea_tui.host.session import InputAsker as InputAsker

@@ -2,35 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host import (
-    DeferredInputs,
-    ServerSpec,
-    ServerUnavailable,
-    crowd_niceness,
-    pending_inputs,
-    start_server_process,
-)
-
-
-def start_early(specs: Sequence[ServerSpec]) -> dict[str, subprocess.Popen[bytes]]:
-    """Start the stdio servers now, so they boot while Textual loads and paints the first frame.
-
-    Not one whose entry still waits for an `${input:NAME}` value: it starts once the analyst gave it.
-    More of them than CPU cores start below the screen's priority (`crowd_niceness`).
-    """
-    starting = [spec for spec in specs if spec.transport == "stdio" and not pending_inputs(spec)]
-    niceness = crowd_niceness(len(starting))
-    started: dict[str, subprocess.Popen[bytes]] = {}
-    for spec in starting:
-        # A command that cannot start is reported by the app when it connects.
-        with contextlib.suppress(ServerUnavailable):
-            started[spec.name] = start_server_process(spec, niceness=niceness)
-    return started
+from rea_tui.host import DeferredInputs, ServerSpec, start_servers
 
 
 def run_app(
@@ -49,7 +24,7 @@ def run_app(
 
     settings = AppSettings.load()
     apply_frame_rate(settings.fps)
-    started = start_early(specs)
+    started = start_servers(specs)
     from rea_tui.host import Session, plan_replay, read_transcript
     from rea_tui.ui.app import create_app
 

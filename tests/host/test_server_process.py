@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from rea_tui.host.config import ServerSpec
+from rea_tui.host.server_start import start_servers
 from rea_tui.host.transport import CROWD_NICENESS_STEP, MAX_NICENESS, crowd_niceness, start_server_process
-from rea_tui.ui.launch import start_early
 
 REPORTS = "import json, os; print(json.dumps([os.getpgid(0), os.getsid(0), os.getpriority(os.PRIO_PROCESS, 0)]))"
 
@@ -43,7 +43,7 @@ def test_a_server_has_its_own_group_in_the_hosts_session_at_the_hosts_priority()
 def test_more_servers_than_cores_start_below_the_screen() -> None:
     cores = os.cpu_count() or 1
     assert crowd_niceness(cores) == 0 and crowd_niceness(cores + 1) == CROWD_NICENESS_STEP
-    few = start_early([replace(SPEC, name=f"few-{n}") for n in range(cores)])
+    few = start_servers([replace(SPEC, name=f"few-{n}") for n in range(cores)])
     assert {report(p)[2] for p in few.values()} == {own_niceness(0)}
-    crowd = start_early([replace(SPEC, name=f"crowd-{n}") for n in range(cores + 1)])
+    crowd = start_servers([replace(SPEC, name=f"crowd-{n}") for n in range(cores + 1)])
     assert {report(p)[2] for p in crowd.values()} == {own_niceness(CROWD_NICENESS_STEP)}

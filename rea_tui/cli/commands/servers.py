@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 from textwrap import indent
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discover", action="store_true", help="list the servers other MCP clients are set up with")
 
 
-async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
-    """What one server says about itself, or why it could not be reached."""
+async def probe(context: Context, spec: ServerSpec, started: subprocess.Popen[bytes] | None) -> dict[str, Any]:
+    """What one server says about itself, or why it could not be reached. `started`: its process, if it is."""
     row: dict[str, Any] = {
         "name": spec.name,
         "transport": spec.transport,
@@ -34,7 +35,7 @@ async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
         return row
     from rea_tui.host import HostedServer, HostError, ProtocolMemory
 
-    hosted = HostedServer(spec, timeout=context.args.timeout, memory=ProtocolMemory())
+    hosted = HostedServer(spec, timeout=context.args.timeout, memory=ProtocolMemory(), started=started)
     connection = hosted.connection
     try:
         await hosted.start(load_catalogs=False)
@@ -57,13 +58,15 @@ async def probe(context: Context, spec: ServerSpec) -> dict[str, Any]:
 
 
 async def run(context: Context) -> int:
-    from rea_tui.host import sanitize
+    from rea_tui.host import sanitize, start_servers
 
     if context.args.discover:
         from rea_tui.cli.commands.discover import list_discovered
 
         return list_discovered(context)
-    rows = await asyncio.gather(*(probe(context, spec) for spec in context.specs))
+    # All at once, and more of them than CPU cores below this process's priority (`start_servers`).
+    started = {} if context.args.no_connect else start_servers(context.specs)
+    rows = await asyncio.gather(*(probe(context, spec, started.get(spec.name)) for spec in context.specs))
     out = context.out
     if context.args.json:
         out.json({"servers": rows})
