@@ -1,8 +1,7 @@
 """Changing the active target: the startup open in the background, `open_binary`, `close_binary`.
 
 Switches are serialised by one lock. Parsing a target and building what
-completion reads (`TargetAnalysis.prepare`) happen in a worker thread (for
-the startup target, one at a lower priority: `background_thread`); the
+completion reads (`TargetAnalysis.prepare`) happen in a worker thread; the
 session then changes in one step and the change is announced (prompt
 descriptions name the active target, so clients refresh their prompt list).
 """
@@ -11,12 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
 
 import anyio
 import anyio.to_thread
 
-from rea_tui.server.background_thread import run_in_background_thread
 from rea_tui.server.capture_policy import CapturePolicy
 from rea_tui.server.session_state import Session
 from rea_tui.server.target import Target, open_path
@@ -64,7 +61,7 @@ class TargetSwitcher:
             if hold is not None:
                 await hold()
             try:
-                analysis = await anyio.to_thread.run_sync(run_in_background_thread, partial(self._analysed, opener))
+                analysis = await anyio.to_thread.run_sync(self._analysed, opener)
             except TargetError as exc:
                 logger.warning("cannot open target: %s", exc)
                 self.session.fail_opening(str(exc))

@@ -282,34 +282,3 @@ async def test_open_first_answers_the_first_lists_with_the_target_open(tmp_path:
     finally:
         gate.touch()
         await server.stop()
-
-
-def thread_niceness(pid: int) -> dict[int, int]:
-    """Each thread's nice value, from /proc (field 19 of its stat line; the name may hold spaces)."""
-    niceness = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            fields = (task / "stat").read_text().rpartition(")")[2].split()
-            niceness[int(task.name)] = int(fields[16])
-    return niceness
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
-def test_the_startup_target_is_analysed_in_a_thread_below_the_requests(tmp_path: Path) -> None:
-    gate = tmp_path / "lief-gate"
-    with raw_server(env=gated_environment("gate_lief", gate)) as client:
-        client.send(INITIALIZE)
-        client.reply_to(1)
-        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"})
-        client.reply_to(2)  # the SDK serves, and the opening is under way (held in `import lief`)
-        main = client.process.pid
-        deadline = time.monotonic() + REPLY_TIMEOUT_SECONDS
-        while (base := thread_niceness(main)[main]) + 10 not in thread_niceness(main).values():
-            assert time.monotonic() < deadline, f"no thread 10 below the main one: {thread_niceness(main)}"
-            time.sleep(0.05)
-        assert list(thread_niceness(main).values()).count(base + 10) == 1, "only the analysis is lowered"
-        gate.touch()
-        client.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_documents"}})
-        assert client.reply_to(3)["result"]["structuredContent"]["documents"][0]["name"].startswith("python")
-        assert set(thread_niceness(main).values()) == {base}, "the lowered thread is gone with its work"
