@@ -192,3 +192,16 @@ async def test_patterns_in_the_ecmascript_style_and_other_dialects() -> None:
         "'s' is not of type 'integer'",
         "not allowed here (the schema names no such field): 'b'",
     ]
+
+
+async def test_a_pattern_the_regex_module_cannot_compile_makes_the_schema_invalid() -> None:
+    """The metaschema's `regex` format is checked with the `regex` module, loaded with the first pattern."""
+    bad = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}}
+    verdict = await check_against_schema(bad, {"a": "x"})
+    assert verdict.refusal == (
+        "the schema itself is invalid at properties/a/pattern: is not a valid regex (missing ) at position 9)"
+    )
+    good = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^y$"}}}
+    assert [p.message for p in (await check_against_schema(good, {"a": "x"})).problems] == [
+        "does not match the pattern '^y$'"
+    ]

@@ -69,13 +69,24 @@ def _bounded(function: Callable[[object], object]) -> Callable[[object], bool]:
     return check
 
 
+class PatternError(ValueError):
+    """A schema's pattern the `regex` module cannot compile (its message is the module's)."""
+
+
 def schema_checker() -> FormatChecker:
     """For checking a schema against its metaschema: patterns must compile as the `regex` module reads them."""
-    import regex
 
     def compiles(instance: object) -> bool:
-        return not isinstance(instance, str) or bool(regex.compile(instance))
+        if not isinstance(instance, str):
+            return True
+        import regex  # with the first pattern: most schemas have none, and a one-shot `call` pays for the import
+
+        try:
+            regex.compile(instance)
+        except regex.error as exc:
+            raise PatternError(str(exc)) from None
+        return True
 
     checker = FormatChecker(formats=())
-    checker.checks("regex", raises=regex.error)(compiles)
+    checker.checks("regex", raises=PatternError)(compiles)
     return checker
