@@ -169,7 +169,8 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
         assert offline.session.ledger.entries[0].narrowing is not None
         assert offline.main.query_one(WorkflowView).workflow is not None
         assert offline.session.names == []
-        assert "replay (offline, read-only)" in screen_text(offline)
+        # The header is set once the workflow is shown, after the entries are restored.
+        await wait_for(pilot, lambda: "replay (offline, read-only)" in screen_text(offline), "the replay header")
         assert offline.session.recorder.path is None
         # Keys that would need a server are not offered; the notes are shown, and nothing takes a new one.
         await pilot.pause(0.2)
