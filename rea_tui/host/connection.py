@@ -51,7 +51,7 @@ from rea_tui.host.roots import Roots
 from rea_tui.host.server_log import ServerLog
 from rea_tui.host.task_board import TaskBoard
 from rea_tui.host.traffic import TrafficLog
-from rea_tui.host.transport import StderrBuffer, StdioProcess
+from rea_tui.host.transport import StderrBuffer, StdioProcess, cancel_and_wait
 from rea_tui.host.waiting import AnalystWaits
 
 if TYPE_CHECKING:
@@ -251,10 +251,7 @@ class Connection(RequestSender, ServerCallbacks):
     async def _end_preview(self) -> None:
         """Connected (or not): the session's own lists count from now on."""
         preview, self._preview = self._preview, None
-        if preview is not None:
-            preview.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await preview
+        await cancel_and_wait(preview)
 
     async def _read_early_lists(self, process: StdioProcess) -> None:
         try:

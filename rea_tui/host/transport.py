@@ -148,6 +148,14 @@ def start_server_process(spec: ServerSpec, *, niceness: int = 0) -> subprocess.P
     return process
 
 
+async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
+    """Cancel `task` (if any) and wait until it has ended."""
+    if task is not None:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+
+
 def crowd_niceness(servers: int) -> int:
     """How far below the host servers started together run: more of them than CPU cores would starve the
     screen (twenty bundled servers on two cores: all ready in 2.6 s ten levels down, 6.3 s five down, 8.9 s
@@ -360,10 +368,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
     async def _stop_early(self) -> None:
         """The session's reader takes over (it answers the host's own requests from then on)."""
         reader, self._early_reader = self._early_reader, None
-        if reader is not None:
-            reader.cancel()
-            with suppress(asyncio.CancelledError):
-                await reader
+        await cancel_and_wait(reader)
 
     # -- the SDK's session ------------------------------------------------------------------------
 
@@ -517,10 +522,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
 
     async def _close_readers(self) -> None:
         stderr_reader, self._stderr_reader = self._stderr_reader, None
-        if stderr_reader is not None:
-            stderr_reader.cancel()
-            with suppress(asyncio.CancelledError):
-                await stderr_reader
+        await cancel_and_wait(stderr_reader)
         for reader in (self._stdout, self._stderr_pipe):
             if reader is not None:
                 with suppress(Exception):

@@ -165,9 +165,9 @@ class ServerTree(Tree[NodeRef]):
 
     def _matching(self, server: str, narrowing: bool) -> list[list[int]]:
         """Each section's entries (indexes) that contain the filter text, from the last matches when narrowing."""
-        texts = self._search.get(server) or self._search.setdefault(
-            server, search_texts(server, self._catalogs[server])
-        )
+        texts = self._search.get(server)
+        if texts is None:
+            texts = self._search[server] = search_texts(server, self._catalogs[server])
         previous = self._matches.get(server) if narrowing else None
         folded = self.filter_text
         matches: list[list[int]] = []
