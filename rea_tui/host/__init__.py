@@ -173,6 +173,7 @@ _EXPORTS: dict[str, str] = {
     "find_server": "discovery",
     # also needed by the UI and the CLI
     "Connection": "connection",
+    "after_sdk_load": "sdk_loader",
     "DEFAULT_LIMIT": "safe_text",
     "NOTE_KINDS": "notes",
     "NoteChanged": "notes",
@@ -368,6 +369,7 @@ if TYPE_CHECKING:
     from rea_tui.host.schemas.formats import CHECKED_FORMATS as CHECKED_FORMATS
     from rea_tui.host.schemas.guard import SchemaVerdict as SchemaVerdict
     from rea_tui.host.schemas.guard import check_against_schema as check_against_schema
+    from rea_tui.host.sdk_loader import after_sdk_load as after_sdk_load
     from rea_tui.host.server_log import LOG_LEVELS as LOG_LEVELS
     from rea_tui.host.server_log import LogRecord as LogRecord
     from rea_tui.host.server_log import ServerLog as ServerLog

@@ -48,6 +48,7 @@ from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.requests import ProgressCallback, RequestSender
 from rea_tui.host.roots import Roots
+from rea_tui.host.sdk_loader import load_sdk
 from rea_tui.host.server_log import ServerLog
 from rea_tui.host.task_board import TaskBoard
 from rea_tui.host.traffic import TrafficLog
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from mcp import Client
 
     from rea_tui.host.auth.provider import Login
-__all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState", "ProgressCallback", "load_sdk"]
+__all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState", "ProgressCallback"]
 
 # The SDK logs protocol faults through `logging`; in a TUI nothing may reach
 # the terminal, and the traffic log already shows what happened.
@@ -70,17 +71,12 @@ EventListener = Callable[[HostEvent], None]
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
+# How long a close waits for a connected session to end by itself (then it is cancelled).
+CLOSE_WAIT_SECONDS = 15.0
 # The SDK loads once the early lists are in (about 0.6 s after the bundled server starts), or after this long.
 PREVIEW_WAIT_SECONDS = 1.0
 # And after a few frames more (60 per second), for the lists to be drawn before the import takes the CPU.
 PREVIEW_DRAW_SECONDS = 0.05
-
-
-def load_sdk() -> None:
-    """Import the MCP SDK (about half a second); run it in a thread while the server starts."""
-    import mcp
-    import mcp.client.session
-    import mcp.shared.subscriptions  # noqa: F401
 
 
 class Connection(RequestSender, ServerCallbacks):
@@ -284,6 +280,13 @@ class Connection(RequestSender, ServerCallbacks):
         self._start_preview(mode)
         await self._preview_first()
         await asyncio.to_thread(load_sdk)
+        if self._closing:
+            # Closed while the SDK loaded: the handshake is not started at all.
+            if self._process is not None:
+                await self._process.close_unread()
+            error = ServerUnavailable(f"{self.name}: closed while connecting")
+            self._fail(error)
+            raise error
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._own(mode, ready), name=f"mcp-connection {self.name}")
         try:
@@ -441,10 +444,14 @@ class Connection(RequestSender, ServerCallbacks):
         self._stop.set()
         owner = self._owner
         if owner is not None and not owner.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(owner), 15.0)
-            except (TimeoutError, Exception):
+            if self._client is None:
+                # Still in its handshake: a server that never answers must not hold up the close (or the quit).
                 await self._cancel_owner()
+            else:
+                try:
+                    await asyncio.wait_for(asyncio.shield(owner), CLOSE_WAIT_SECONDS)
+                except (TimeoutError, Exception):
+                    await self._cancel_owner()
         self.state = "closed"
 
     async def reconnect(self) -> None:

@@ -100,8 +100,12 @@ class HostedServer:
         await self.connection.reconnect()
 
     async def close(self) -> None:
+        self.completions.cancel_all()
+        # A start under way holds the lifecycle lock until its server answers: closing the connection first
+        # ends it, so a server that never answers cannot hold up the quit. Under the lock, the connection
+        # is closed again, in case a start got in between.
+        await self.connection.close()
         async with self._lifecycle:
-            self.completions.cancel_all()
             await self.completions.settle()
             await self.connection.close()
 

@@ -43,3 +43,31 @@ async def test_close_ends_the_server(script: str, returncode: int) -> None:
     process = child(script)
     assert await run_and_close(process) == returncode
     assert process.exited.is_set()
+
+
+# Never answers: the host's handshake waits for it until the connect timeout.
+MUTE = "import time\ntime.sleep(120)"
+# Far under the connect timeout (30 s) the mute server would otherwise hold the close for.
+CLOSE_LIMIT_SECONDS = 10.0
+
+
+async def test_closing_a_session_whose_server_never_answers_ends_at_once() -> None:
+    """Quitting while a server hangs in its handshake: the close does not wait for the connect timeout."""
+    import asyncio
+    import os
+
+    from rea_tui.host import HostError, Session
+
+    spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=("-c", MUTE), protocol="legacy")
+    session = Session([spec], remember_protocols=False)
+    connecting = asyncio.create_task(session.connect("mute"))
+    while (hosted := session.hosted("mute")) is None or not hosted.connection.traffic.requests_sent("initialize"):
+        await asyncio.sleep(0.02)
+    process = hosted.connection._process
+    assert process is not None and process.pid is not None
+    await asyncio.wait_for(session.close(), CLOSE_LIMIT_SECONDS)
+    with pytest.raises(HostError):
+        await asyncio.wait_for(connecting, CLOSE_LIMIT_SECONDS)
+    assert process.returncode is not None, "the server's process is ended, not left behind"
+    with pytest.raises(ProcessLookupError):
+        os.kill(process.pid, 0)

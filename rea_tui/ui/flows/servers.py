@@ -24,7 +24,7 @@ from rea_tui.ui.messages import (
     ServerConnectFailed,
     ServerStatusChanged,
 )
-from rea_tui.ui.runtime import settle_heap
+from rea_tui.ui.runtime import APP_STARTED, FIRST_CONNECTION, SDK_LOADED, settle_heap
 from rea_tui.ui.text import NAME_LIMIT, join, notify_plain, plain, plain_line
 from rea_tui.ui.toasts import ToastThrottle
 from rea_tui.ui.widgets.argument_form import ArgumentForm
@@ -92,13 +92,19 @@ class ServerFlow(Flow):
 
     def start_all(self) -> None:
         """List the servers and start connecting to each."""
+        from rea_tui.host import after_sdk_load
+
         self.session.on_server_created = self._server_created
         self.session.ask_input = self._ask_input
         self.session.events.subscribe(self._host_event)
         for name in self.session.names:
             self.tree.set_server(name, "connecting")
+        settle_heap(APP_STARTED)
         if self.offline:
             return
+        # The SDK (loaded by the first connection, in a thread) out of the collections while the first
+        # catalogs' pages come in; the hook runs in that thread, before the connection goes on.
+        after_sdk_load(lambda: settle_heap(SDK_LOADED))
         for name in self.session.names:
             self.connect(name)
 
@@ -172,7 +178,7 @@ class ServerFlow(Flow):
         hosted = self.session.hosted(name)
         assert hosted is not None
         # What exists now (Textual, the SDK, the catalogs) lives as long as the app.
-        settle_heap()
+        settle_heap(FIRST_CONNECTION)
         self.tree.set_server(name, "ready", hosted.connection.protocol_version)
         self.tree.fill_server(name, hosted.catalogs)
         self._place_cursor()
