@@ -284,9 +284,9 @@ class Connection(RequestSender, ServerCallbacks):
             # Closed while the SDK loaded: the handshake is not started at all.
             if self._process is not None:
                 await self._process.close_unread()
-            error = ServerUnavailable(f"{self.name}: closed while connecting")
-            self._fail(error)
-            raise error
+            closed = ServerUnavailable(f"{self.name}: closed while connecting")
+            self._fail(closed)
+            raise closed
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._own(mode, ready), name=f"mcp-connection {self.name}")
         try:
