@@ -281,7 +281,7 @@ class Connection(RequestSender, ServerCallbacks):
         await self._preview_first()
         await asyncio.to_thread(load_sdk)
         if self._closing:
-            # Closed while the SDK loaded: the handshake is not started at all.
+            # Closed while the early lists were asked or the SDK loaded: no handshake is begun at all.
             if self._process is not None:
                 await self._process.close_unread()
             closed = ServerUnavailable(f"{self.name}: closed while connecting")

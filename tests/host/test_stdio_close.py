@@ -51,17 +51,26 @@ MUTE = "import time\ntime.sleep(120)"
 CLOSE_LIMIT_SECONDS = 10.0
 
 
-async def test_closing_a_session_whose_server_never_answers_ends_at_once() -> None:
-    """Quitting while a server hangs in its handshake: the close does not wait for the connect timeout."""
+@pytest.mark.parametrize("early", [False, True], ids=["in-the-handshake", "while-its-lists-are-asked-early"])
+async def test_closing_a_session_whose_server_never_answers_ends_at_once(early: bool) -> None:
+    """Quitting while a server hangs: the close does not wait for the connect timeout.
+
+    Started early (as the TUI starts its servers), the host first asks the server for its lists over the
+    pipe, before the SDK session exists; closed then, the handshake is never begun.
+    """
     import asyncio
     import os
 
-    from rea_tui.host import HostError, Session
+    from rea_tui.host import HostError, Session, start_server_process
 
-    spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=("-c", MUTE), protocol="legacy")
-    session = Session([spec], remember_protocols=False)
+    spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=("-c", MUTE))
+    started = {"mute": start_server_process(spec)} if early else None
+    session = Session([spec], remember_protocols=False, started=started)
     connecting = asyncio.create_task(session.connect("mute"))
-    while (hosted := session.hosted("mute")) is None or not hosted.connection.traffic.requests_sent("initialize"):
+    # Its first request: the early lists' discover when started early, else the handshake's (either generation).
+    while (hosted := session.hosted("mute")) is None or not any(
+        hosted.connection.traffic.requests_sent(method) for method in ("server/discover", "initialize")
+    ):
         await asyncio.sleep(0.02)
     process = hosted.connection._process
     assert process is not None and process.pid is not None
@@ -71,3 +80,5 @@ async def test_closing_a_session_whose_server_never_answers_ends_at_once() -> No
     assert process.returncode is not None, "the server's process is ended, not left behind"
     with pytest.raises(ProcessLookupError):
         os.kill(process.pid, 0)
+    handshakes = [e for e in hosted.connection.traffic.entries() if e.kind == "event" and e.method == "connect"]
+    assert len(handshakes) == (0 if early else 1), "closed while the lists were asked early: no handshake begun"
