@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
@@ -104,6 +105,22 @@ class ServerTree(Tree[NodeRef]):
         styled = tail.copy()
         styled.stylize(style)
         return fit(label, styled, width) if width > styled.cell_len else join(label, styled)
+
+    def get_label_width(self, node: TreeNode[NodeRef]) -> int:
+        """`render_label`'s width, counted instead of drawn: the tree asks it of every line whenever its
+        lines change (twenty servers' fills drew 2,200 labels, 200 ms)."""
+        label = node.label
+        width = label.cell_len if isinstance(label, Text) else cell_len(str(label))
+        if node.allow_expand:
+            width += cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
+        tail = self._tails.get(node.id)
+        if tail is None:
+            return width
+        room = self.scrollable_content_region.width - self._depth(node) * self.guide_depth - tail.cell_len
+        if room <= 0 or width <= room:
+            return width + tail.cell_len
+        # Cut with an ellipsis (`fit`): rich's truncate pads a split wide character, so the cut is exactly `room`.
+        return max(room, 1) + tail.cell_len
 
     @staticmethod
     def _depth(node: TreeNode[NodeRef]) -> int:
