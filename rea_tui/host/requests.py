@@ -32,6 +32,7 @@ from rea_tui.host.errors import (
 )
 from rea_tui.host.events import BadOutputReceived, HostEvent
 from rea_tui.host.pagination import PAGE_LIMIT, all_pages
+from rea_tui.host.sdk_loader import sdk_ready
 
 if TYPE_CHECKING:
     from mcp.shared.exceptions import MCPError
@@ -101,13 +102,14 @@ class RequestSender:
         `notifications/cancelled`. Raises RequestTimedOut, ServerExited,
         ServerUnavailable or ProtocolError.
         """
+        # A request made while the connection comes up (a form opened from the early lists) waits for it.
+        await self.wait_settled()
+        await sdk_ready()
         from mcp.shared.exceptions import MCPError
         from pydantic import ValidationError
 
         from rea_tui.host.sdk_request import RAW_RESULT, RawRequest
 
-        # A request made while the connection comes up (a form opened from the early lists) waits for it.
-        await self.wait_settled()
         session = self._session()
         sent = dict(params or {})
         if self.modern and self.log.level is not None:
@@ -187,6 +189,7 @@ class RequestSender:
         as legacy server-to-client requests, then the request is sent again
         with the answers and the server's opaque `requestState`.
         """
+        await sdk_ready()
         import mcp_types as types
         from mcp.client.session import ClientRequestContext
         from pydantic import ValidationError

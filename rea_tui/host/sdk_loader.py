@@ -1,6 +1,7 @@
 """Loading the MCP SDK (about half a second of imports), and what runs once it is loaded.
 
-A connection loads it in a thread while its server starts. The app settles
+A connection loads it in a thread while its server starts; code on the event
+loop awaits `sdk_ready` before it imports from the SDK. The app settles
 its heap right after (see `ui.runtime.settle_heap`): the SDK's objects live
 as long as the process, and the collections while the first catalogs come in
 would otherwise scan them all. The hooks run in the loading thread, because
@@ -10,6 +11,7 @@ the connection that loads the SDK goes on at once (its server may answer
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 
@@ -42,3 +44,11 @@ def load_sdk() -> None:
         _hooks.clear()
     for hook in hooks:
         hook()
+
+
+async def sdk_ready() -> None:
+    """The SDK loaded, before code on the event loop imports any of it: an import there while a loading
+    thread is half way through the package deadlocks the two (Python's import locks raise
+    `_DeadlockError` in one of them, and the connection that was loading fails)."""
+    if not _loaded:
+        await asyncio.to_thread(load_sdk)

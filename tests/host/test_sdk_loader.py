@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO
+from tests.support.import_gate import gated_environment
 
 SCRIPT = """
 import sys, threading
@@ -37,3 +39,52 @@ def test_hooks_run_once_in_the_loading_thread_and_a_late_one_at_once() -> None:
     # Three threads and one more call load it; each hook ran once, in a loading thread, after the import.
     assert first == "2 first second True True"
     assert late == "late MainThread"
+
+
+# The host's own SDK import held at its gate (the shim of `mcp_types` first on the path), a request made
+# while the connection comes up must not import the SDK on the event loop's thread: that import would
+# wait for the held one, freezing the loop (and, with the locks taken in another order, deadlock).
+HELD_IMPORT = """
+import asyncio, dataclasses, os, sys, threading, time
+from pathlib import Path
+from rea_tui.host import Session
+from tests.conftest import sample_spec
+from tests.support.import_gate import GATE_ENVIRONMENT
+
+GATE_OPENS_AFTER = 1.5  # seconds, opened from a timer thread whatever the loop does
+
+async def main():
+    # The server's own imports are not held: its PYTHONPATH leaves the shim out.
+    spec = dataclasses.replace(sample_spec("legacy"), env={"PYTHONPATH": os.getcwd()})
+    session = Session([spec], remember_protocols=False)
+    connecting = asyncio.create_task(session.connect("sample"))
+    while "mcp_types" not in sys.modules:  # the loading thread is inside the held shim
+        await asyncio.sleep(0.01)
+    threading.Timer(GATE_OPENS_AFTER, Path(os.environ[GATE_ENVIRONMENT]).touch).start()
+    hosted = session.hosted("sample")
+    listing = asyncio.create_task(hosted.connection.request("tools/list"))
+    longest, last = 0.0, time.monotonic()
+    while not listing.done():
+        await asyncio.sleep(0.01)
+        now = time.monotonic()
+        longest, last = max(longest, now - last), now
+    tools = listing.result()["tools"]
+    await connecting
+    await session.close()
+    print(f"{longest:.2f}", len(tools) > 0)
+
+asyncio.run(main())
+"""
+# The loop's longest pause while the import was held; the gate stays shut for 1.5 s.
+MAX_LOOP_PAUSE_SECONDS = 0.5
+
+
+def test_a_request_while_the_sdk_loads_leaves_the_import_to_the_loading_thread(tmp_path: Path) -> None:
+    env = gated_environment("gate_sdk", tmp_path / "sdk-gate")
+    result = subprocess.run(
+        [sys.executable, "-c", HELD_IMPORT], capture_output=True, text=True, cwd=REPO, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    pause, listed = result.stdout.split()
+    assert listed == "True"
+    assert float(pause) < MAX_LOOP_PAUSE_SECONDS, f"the event loop stopped for {pause} s on the held import"
