@@ -28,6 +28,11 @@ class ServerConnected(Message):
         self.server = server
 
 
+class EntriesListed(Message):
+    """The sidebar's cursor is on the first entry listed, or no server is left connecting to list one:
+    the keys typed before that go on now (MainScreen holds them)."""
+
+
 class ServerStatusChanged(Message):
     """A server started connecting, connected, failed or exited (the header shows the active one)."""
 

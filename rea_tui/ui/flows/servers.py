@@ -19,6 +19,7 @@ from rich.text import Text
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import (
     CatalogsRefreshed,
+    EntriesListed,
     HostEventReceived,
     ServerConnected,
     ServerConnectFailed,
@@ -182,6 +183,7 @@ class ServerFlow(Flow):
         self.tree.set_server(name, "ready", hosted.connection.protocol_version)
         self.tree.fill_server(name, hosted.catalogs)
         self._place_cursor()
+        self._listed_if_settled(name)
         self.screen.post_message(ServerStatusChanged(name))
         form = self.screen.query_one(ArgumentForm)
         if form.target is None and name == self.active_server():
@@ -200,7 +202,17 @@ class ServerFlow(Flow):
             # The list starts on the first prompt: enter opens it (the servers' own rows come first).
             self._cursor_placed = True
             # After the refresh that lays the new rows out: a node has no line until then.
-            self.tree.call_after_refresh(self.tree.move_to_first_entry)
+            self.tree.call_after_refresh(self._cursor_to_first_entry)
+
+    def _cursor_to_first_entry(self) -> None:
+        self.tree.move_to_first_entry()
+        self.screen.post_message(EntriesListed())
+
+    def _listed_if_settled(self, name: str) -> None:
+        """`name` is ready or down: with no other server still connecting, no first entry is to come (after
+        the refresh that places the cursor, if one does)."""
+        if not any(self.connecting(other) for other in self.session.names if other != name):
+            self.tree.call_after_refresh(self.screen.post_message, EntriesListed())
 
     async def _show_placeholder(self) -> None:
         form = self.screen.query_one(ArgumentForm)
@@ -220,6 +232,7 @@ class ServerFlow(Flow):
         if status not in ("failed", "exited"):
             status = "exited" if exited else "failed"
         self.tree.set_server(name, status, AUTHORIZATION_NEEDED if self.needs_authorization(name) else "")
+        self._listed_if_settled(name)
         self.screen.post_message(ServerStatusChanged(name))
         if name == self.active_server():
             await self.show_failure(name)

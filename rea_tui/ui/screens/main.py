@@ -31,6 +31,7 @@ from rea_tui.ui.flows.servers import ServerFlow
 from rea_tui.ui.flows.tool_call import ToolCallFlow
 from rea_tui.ui.messages import (
     CatalogsRefreshed,
+    EntriesListed,
     HostEventReceived,
     JobFailed,
     LedgerChanged,
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 # Under this many columns, one pane shows at a time (with tabs).
 NARROW_WIDTH = 120
 RESOURCE_GROUP = "resource"
+# Keys held before the first entry is listed (enter and typed text), at most this many; more go on as typed.
+HELD_KEYS_LIMIT = 256
 
 
 class MainScreen(Screen[None]):
@@ -106,6 +109,9 @@ class MainScreen(Screen[None]):
         self._call_running = False
         # Keys typed while a prompt's form opens (they went to the sidebar): they go to its first field.
         self._typed_ahead: list[str] | None = None
+        # Enter and text typed before the first entry is listed (at once after starting, before any row
+        # but a connecting server's): they are for the first prompt, and wait for EntriesListed.
+        self._held_keys: list[tuple[str, str | None]] | None = [] if session.names and not offline else None
 
     def compose(self) -> ComposeResult:
         yield ServerHeader(id="server-header")
@@ -232,6 +238,8 @@ class MainScreen(Screen[None]):
         """A printable key no widget took: typed on a prompt in the sidebar (or while its form opened),
         it belongs to the prompt's first empty field. The sidebar passes such keys on before it
         reports the prompt chosen, so this also opens the prompt if that report is not on its way."""
+        if self._hold(event):
+            return
         if not event.is_printable or event.character is None:
             return
         focused = self.focused
@@ -249,6 +257,34 @@ class MainScreen(Screen[None]):
             self._typed_ahead = []
             self.post_message(NodeSelected(node.data))
         self._typed_ahead.append(event.character)
+
+    def _hold(self, event: events.Key) -> bool:
+        """Hold enter or typed text that came before the first entry was listed (see `_held_keys`)."""
+        held = self._held_keys
+        if held is None or len(held) >= HELD_KEYS_LIMIT or not (event.key == "enter" or event.is_printable):
+            return False
+        if self.focused is not None and not isinstance(self.focused, ServerTree):
+            return False
+        event.stop()
+        event.prevent_default()  # enter on a connecting server's row selects nothing
+        held.append((event.key, event.character))
+        return True
+
+    def on_entries_listed(self, message: EntriesListed) -> None:
+        """The held keys go on: on the first prompt, enter and typed text alike open it, and the text goes
+        to its first empty field (as typing on it does); on any other row, as if typed now. With the
+        focus moved on meanwhile, they are dropped."""
+        held, self._held_keys = self._held_keys, None
+        tree = self.query_one(ServerTree)
+        if not held or self.focused not in (None, tree):
+            return
+        node = tree.cursor_node
+        if node is not None and node.data is not None and node.data.kind in ("prompt", "template"):
+            self._typed_ahead = [character for key, character in held if key != "enter" and character]
+            self.post_message(NodeSelected(node.data))
+            return
+        for key, character in held:
+            self.app.post_message(events.Key(key, character))
 
     # ------------------------------------------------------------ servers
 
@@ -345,7 +381,7 @@ class MainScreen(Screen[None]):
                     # Not scrolled to: the fields were just laid out, and the form opens at its top.
                     field.focus(scroll_visible=False)
                     if typed:
-                        field.insert_text_at_cursor("".join(typed))
+                        field.type_ahead("".join(typed))
         elif ref.kind == "tool":
             self.calls.open(ref.server, ref.name)
         elif ref.kind == "resource":

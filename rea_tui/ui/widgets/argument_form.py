@@ -20,6 +20,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Button, Input, Static
+from textual.widgets.input import Selection
 
 from rea_tui.host import sanitize_line
 from rea_tui.ui.text import LINE_LIMIT, MESSAGE_LIMIT, PARAGRAPH_LIMIT, join, plain, plain_line
@@ -76,6 +77,8 @@ class ArgumentInput(Input):
         self._accepting = False
         # Typed in, or moved the highlight, since the field was focused: only then does tab fill it.
         self.engaged = False
+        # Text went in before the focus arrived (type_ahead): the focus must not select it.
+        self._typed_ahead = False
         super().__init__(value=value, id=id, classes="argument-input")
 
     @contextmanager
@@ -93,8 +96,22 @@ class ArgumentInput(Input):
             self.engaged = self.has_focus
             form.on_edit(self.field)
 
+    def type_ahead(self, text: str) -> None:
+        """Text typed while the field's form opened: in at once, and, when the focus (asked for, still on
+        its way) arrives, left unselected and counted as typing. Input's focus selects what the field
+        holds, and the next key replaced the typed text."""
+        self.insert_text_at_cursor(text)
+        self._typed_ahead = not self.has_focus
+
     def on_focus(self) -> None:
-        self.engaged = False
+        self.engaged = self._typed_ahead
+        if self._typed_ahead:
+            self._typed_ahead = False
+            # Input's own focus handler runs after this one, and selects everything: undone after it.
+            self.call_later(self._cursor_to_end)
+
+    def _cursor_to_end(self) -> None:
+        self.selection = Selection.cursor(len(self.value))
 
     def show_ghost(self, suggestion: str | None) -> None:
         """Dim the rest of `suggestion` after the cursor, when it continues what is typed (any letter case)."""
