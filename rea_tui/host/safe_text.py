@@ -6,8 +6,9 @@ shown, logged or exported. The result contains no escape sequences and no
 control characters other than newline and tab, so it can be handed to Rich
 as plain text (never markup) and can never reach the terminal as a command.
 Bidi controls (which reorder what follows them: a U+202E turns `exe.txt` into
-`txt.exe` on screen) and zero-width characters (which hide what a name really
-is) are kept visible as `<U+202E>`, so the analyst sees that they are there.
+`txt.exe` on screen), zero-width characters and every other format character
+(which hide what a name really is, or smuggle text no one sees) are kept
+visible as `<U+202E>`, so the analyst sees that they are there.
 """
 
 from __future__ import annotations
@@ -35,9 +36,15 @@ _ESCAPE_SEQUENCE: Final = re.compile(
 # C0 controls except TAB (\x09) and LF (\x0a), DEL, and the C1 range.
 _CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-# Bidi embeddings, overrides, isolates and marks; zero-width characters and joiners; invisible operators;
-# the BOM; interlinear annotation marks; line and paragraph separators (they break a line where none shows).
-INVISIBLE_CONTROLS: Final = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+# Every Unicode format character (category Cf), and the line and paragraph separators (they break a line
+# where none shows): bidi embeddings, overrides, isolates and marks; zero-width characters and joiners; the
+# soft hyphen; invisible operators; the BOM; interlinear annotation marks; prepended number signs; and the
+# tag characters (U+E0000 block), which spell out ASCII no one sees.
+INVISIBLE_CONTROLS: Final = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
 _INVISIBLE: Final = re.compile(f"[{INVISIBLE_CONTROLS}]")
 # Text with none of the above needs no work (the common case, kept fast for completion pages).
 _NEEDS_WORK: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}]")

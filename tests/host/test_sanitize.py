@@ -49,3 +49,25 @@ def test_non_strings_are_converted() -> None:
 
 def test_sanitize_line_joins_lines() -> None:
     assert sanitize_line("a\nb\x1b[2Jc") == "a bc"
+
+
+def test_every_format_and_control_character_is_removed_or_shown() -> None:
+    """All of Unicode, one code point at a time: none that is invisible or a control survives as itself.
+
+    Format characters (Cf: the soft hyphen, bidi controls, tag characters...) and the line and paragraph
+    separators are shown as `<U+XXXX>`; controls other than newline and tab are removed.
+    """
+    import sys
+    import unicodedata
+
+    hidden = ("Cc", "Cf", "Zl", "Zp")
+    slipped = [
+        f"U+{point:04X}"
+        for point in range(sys.maxunicode + 1)
+        if unicodedata.category(character := chr(point)) in hidden
+        and character not in "\n\t\r"
+        and character in sanitize(f"a{character}b")
+    ]
+    assert not slipped, f"{len(slipped)} characters pass as they are: {slipped[:20]}"
+    assert sanitize("ad\xadmin") == "ad<U+00AD>min"
+    assert sanitize("x\U000e0041y") == "x<U+E0041>y"
