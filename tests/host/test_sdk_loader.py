@@ -60,14 +60,24 @@ async def main():
     connecting = asyncio.create_task(session.connect("sample"))
     while "mcp_types" not in sys.modules:  # the loading thread is inside the held shim
         await asyncio.sleep(0.01)
-    threading.Timer(GATE_OPENS_AFTER, Path(os.environ[GATE_ENVIRONMENT]).touch).start()
+    opened = threading.Event()
+
+    def open_gate():
+        Path(os.environ[GATE_ENVIRONMENT]).touch()
+        opened.set()
+
+    threading.Timer(GATE_OPENS_AFTER, open_gate).start()
     hosted = session.hosted("sample")
     listing = asyncio.create_task(hosted.connection.request("tools/list"))
+    # The longest pause of a tick that began while the gate was shut (the SDK's import after it is not counted).
     longest, last = 0.0, time.monotonic()
     while not listing.done():
+        began_shut = not opened.is_set()
         await asyncio.sleep(0.01)
         now = time.monotonic()
-        longest, last = max(longest, now - last), now
+        if began_shut:
+            longest = max(longest, now - last)
+        last = now
     tools = listing.result()["tools"]
     await connecting
     await session.close()
