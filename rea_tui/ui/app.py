@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import os
 import signal
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 FAILURE_TOAST_LIMIT = 600
 # Signals that end rea-tui the orderly way.
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# A shell's exit status for a process ended by a hangup (128 + the signal's number).
+HANGUP_EXIT_CODE = 128 + signal.SIGHUP
 
 
 class ReaApp(App[int]):
@@ -103,7 +107,7 @@ class ReaApp(App[int]):
         loop = asyncio.get_running_loop()
         for signum in ENDING_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, self._ended_by_signal)
+                loop.add_signal_handler(signum, self._ended_by_signal, signum)
 
     def on_unmount(self) -> None:
         loop = asyncio.get_running_loop()
@@ -111,8 +115,21 @@ class ReaApp(App[int]):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
 
-    def _ended_by_signal(self) -> None:
-        self.run_worker(self.action_quit(), group="quit", exclusive=True, exit_on_error=False)
+    def _ended_by_signal(self, signum: int) -> None:
+        ending = self._hung_up() if signum == signal.SIGHUP else self.action_quit()
+        self.run_worker(ending, group="quit", exclusive=True, exit_on_error=False)
+
+    async def _hung_up(self) -> None:
+        """The terminal is gone: the servers are closed and the session's end recorded, and the process ends.
+
+        Not through Textual's own leaving: it restores the terminal through its output thread, which died
+        writing to the hung-up terminal, into a queue of 30 writes nothing drains, and the process stayed
+        blocked there for good (with its servers closed, but alive and holding its files).
+        """
+        self.main.calls.cancel_all()
+        await self.session.close()
+        logging.shutdown()
+        os._exit(HANGUP_EXIT_CODE)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy goes through here: what reaches the clipboard has no control characters, so a
