@@ -141,6 +141,7 @@ _EXPORTS: dict[str, str] = {
     # the trust boundary
     "EgressViolation": "egress",
     "UNSAFE_CHARACTER": "egress",
+    "has_unsafe": "egress",
     "guard": "egress",
     "strict_egress": "egress",
     "sanitize": "safe_text",
@@ -274,6 +275,7 @@ if TYPE_CHECKING:
     from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
     from rea_tui.host.egress import EgressViolation as EgressViolation
     from rea_tui.host.egress import guard as guard
+    from rea_tui.host.egress import has_unsafe as has_unsafe
     from rea_tui.host.egress import strict_egress as strict_egress
     from rea_tui.host.errors import AuthorizationRequired as AuthorizationRequired
     from rea_tui.host.errors import CapabilityMissing as CapabilityMissing

@@ -3,8 +3,8 @@
 Server text is made display-safe where it enters the host (`sanitize`). This
 guard stands behind that: whatever the CLI prints and whatever the TUI paints
 passes `guard`, which neutralizes any character that could act on a terminal
-(C0/C1 controls other than newline and tab, DEL, bidi and zero-width
-controls, line and paragraph separators). A character found here means some
+(C0/C1 controls other than newline and tab, DEL, every format character,
+line and paragraph separators). A character found here means some
 path skipped the ingress: under `REA_TUI_STRICT_EGRESS=1` (the test suite sets
 it) that raises `EgressViolation`, so a test of that path fails; otherwise the
 character is shown visibly as `<U+XXXX>` and the screen stays intact.
@@ -13,15 +13,16 @@ character is shown visibly as `<U+XXXX>` and the screen stays intact.
 from __future__ import annotations
 
 import os
-import re
 from typing import Final
 
-from rea_tui.host.safe_text import INVISIBLE_CONTROLS, visible
+from rea_tui.host.safe_text import HIDDEN_CHARACTER, has_hidden, visible
 
 STRICT_ENV: Final = "REA_TUI_STRICT_EGRESS"
 
-# What must never reach a terminal from outside: C0 controls but TAB and LF, DEL, C1, and the invisible ones.
-UNSAFE_CHARACTER: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}]")
+# What must never reach a terminal from outside: C0 controls but TAB and LF, DEL, C1, and the invisible ones
+# (what sanitize neutralizes); `has_unsafe` checks for them fast, this finds them once some are there.
+UNSAFE_CHARACTER: Final = HIDDEN_CHARACTER
+has_unsafe: Final = has_hidden
 
 
 class EgressViolation(RuntimeError):
@@ -34,7 +35,7 @@ def strict_egress() -> bool:
 
 def guard(text: str, where: str = "output") -> str:
     """`text` with nothing in it that can act on a terminal; raises in strict mode if it had any."""
-    if UNSAFE_CHARACTER.search(text) is None:
+    if not has_unsafe(text):
         return text
     if strict_egress():
         found = sorted({visible(c) for c in UNSAFE_CHARACTER.findall(text)})

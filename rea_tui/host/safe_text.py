@@ -33,21 +33,37 @@ _ESCAPE_SEQUENCE: Final = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
-# C0 controls except TAB (\x09) and LF (\x0a), DEL, and the C1 range.
-_CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
 # Every Unicode format character (category Cf), and the line and paragraph separators (they break a line
 # where none shows): bidi embeddings, overrides, isolates and marks; zero-width characters and joiners; the
 # soft hyphen; invisible operators; the BOM; interlinear annotation marks; prepended number signs; and the
-# tag characters (U+E0000 block), which spell out ASCII no one sees.
-INVISIBLE_CONTROLS: Final = (
+# tag characters (U+E0000 block), which spell out ASCII no one sees. Kept in two parts: a regex class
+# with the ranges beyond U+FFFF scans five times slower, so text without such characters skips them.
+_HIDDEN_BMP: Final = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
+_HIDDEN_ASTRAL: Final = (
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+INVISIBLE_CONTROLS: Final = _HIDDEN_BMP + _HIDDEN_ASTRAL
+# C0 controls except TAB (\x09) and LF (\x0a), DEL, and the C1 range.
+CONTROLS: Final = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+_CONTROL_CHARACTERS: Final = re.compile(f"[{CONTROLS}]")
 _INVISIBLE: Final = re.compile(f"[{INVISIBLE_CONTROLS}]")
-# Text with none of the above needs no work (the common case, kept fast for completion pages).
-_NEEDS_WORK: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}]")
+# Every character `has_hidden` looks for, for finding and replacing them once some are known to be there.
+HIDDEN_CHARACTER: Final = re.compile(f"[{CONTROLS}{INVISIBLE_CONTROLS}]")
+_HIDDEN_IN_BMP: Final = re.compile(f"[{CONTROLS}{_HIDDEN_BMP}]")
+_ANY_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+_HIDDEN_IN_ASTRAL: Final = re.compile(f"[{_HIDDEN_ASTRAL}]")
+
+
+def has_hidden(text: str) -> bool:
+    """Whether `text` holds a control (other than newline and tab) or an invisible character: the check
+    every string and every painted line goes through, fast for the usual text (one scan; more only
+    for text with characters beyond U+FFFF, emoji say)."""
+    if _HIDDEN_IN_BMP.search(text) is not None:
+        return True
+    return not text.isascii() and _ANY_ASTRAL.search(text) is not None and _HIDDEN_IN_ASTRAL.search(text) is not None
 
 
 def visible(character: str) -> str:
@@ -64,7 +80,7 @@ def sanitize(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
     visible "... (N more characters)" marker.
     """
     text = value if isinstance(value, str) else str(value)
-    if (limit is None or len(text) <= limit) and _NEEDS_WORK.search(text) is None:
+    if (limit is None or len(text) <= limit) and not has_hidden(text):
         return text
     overflow = 0
     if limit is not None and len(text) > 4 * limit:

@@ -17,7 +17,7 @@ from typing import Any
 from rich.segment import Segment
 from textual.strip import Strip
 
-from rea_tui.host import UNSAFE_CHARACTER, EgressViolation, strict_egress
+from rea_tui.host import UNSAFE_CHARACTER, EgressViolation, has_unsafe, strict_egress
 
 # How much of the offending line a violation quotes.
 SNIPPET = 200
@@ -25,11 +25,11 @@ SNIPPET = 200
 
 def _clean(strip: Strip) -> Strip:
     """`strip` with nothing unsafe in its text; the same object when it was already safe."""
-    if UNSAFE_CHARACTER.search(strip.text) is None:
+    if not has_unsafe(strip.text):
         return strip  # the usual case, checked on every strip of every frame: all of its text is safe
     segments = list(strip)
     text = "".join(s.text for s in segments if s.control is None)
-    if UNSAFE_CHARACTER.search(text) is None:
+    if not has_unsafe(text):
         return strip
     if strict_egress():
         found = ", ".join(sorted({f"U+{ord(c):04X}" for c in UNSAFE_CHARACTER.findall(text)}))

@@ -71,3 +71,19 @@ def test_every_format_and_control_character_is_removed_or_shown() -> None:
     assert not slipped, f"{len(slipped)} characters pass as they are: {slipped[:20]}"
     assert sanitize("ad\xadmin") == "ad<U+00AD>min"
     assert sanitize("x\U000e0041y") == "x<U+E0041>y"
+
+
+def test_the_fast_check_finds_every_character_the_full_class_does() -> None:
+    """`has_hidden` (the screen and ingress check, in parts for speed) against the one full class,
+    for every code point, alone and beside ASCII, an accent and an emoji."""
+    import sys
+
+    from rea_tui.host.safe_text import HIDDEN_CHARACTER, has_hidden
+
+    disagree = [
+        f"U+{point:04X} in {context!r}"
+        for point in range(sys.maxunicode + 1)
+        for context in ("{}", "a{}b", "é{}", "🔍{}")
+        if has_hidden(text := context.format(chr(point))) != (HIDDEN_CHARACTER.search(text) is not None)
+    ]
+    assert not disagree, disagree[:20]
