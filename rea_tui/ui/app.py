@@ -126,8 +126,7 @@ class ReaApp(App[int]):
         writing to the hung-up terminal, into a queue of 30 writes nothing drains, and the process stayed
         blocked there for good (with its servers closed, but alive and holding its files).
         """
-        self.main.calls.cancel_all()
-        await self.session.close()
+        await self._end_session()
         logging.shutdown()
         os._exit(HANGUP_EXIT_CODE)
 
@@ -213,9 +212,13 @@ class ReaApp(App[int]):
         return True
 
     async def action_quit(self) -> None:
+        await self._end_session()
+        self.exit(0)
+
+    async def _end_session(self) -> None:
+        """The calls under way cancelled, the servers closed and the session's end recorded."""
         self.main.calls.cancel_all()
         await self.session.close()
-        self.exit(0)
 
 
 def browser_key(action: str, bindings: Iterable[BindingType]) -> str | None:

@@ -101,7 +101,7 @@ class ServerTree(Tree[NodeRef]):
         label = super().render_label(node, base_style, style)
         if tail is None:
             return label
-        width = self.scrollable_content_region.width - self._depth(node) * self.guide_depth
+        width = self._label_room(node)
         styled = tail.copy()
         styled.stylize(style)
         return fit(label, styled, width) if width > styled.cell_len else join(label, styled)
@@ -116,11 +116,15 @@ class ServerTree(Tree[NodeRef]):
         tail = self._tails.get(node.id)
         if tail is None:
             return width
-        room = self.scrollable_content_region.width - self._depth(node) * self.guide_depth - tail.cell_len
+        room = self._label_room(node) - tail.cell_len
         if room <= 0 or width <= room:
             return width + tail.cell_len
         # Cut with an ellipsis (`fit`): rich's truncate pads a split wide character, so the cut is exactly `room`.
         return max(room, 1) + tail.cell_len
+
+    def _label_room(self, node: TreeNode[NodeRef]) -> int:
+        """The cells a node's label (with its tail) has, right of its guides."""
+        return self.scrollable_content_region.width - self._depth(node) * self.guide_depth
 
     @staticmethod
     def _depth(node: TreeNode[NodeRef]) -> int:
