@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import signal
 import sys
 
 import pytest
 
+from rea_tui.host import HostError, Session, start_server_process
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import StderrBuffer, StdioProcess
@@ -58,11 +61,6 @@ async def test_closing_a_session_whose_server_never_answers_ends_at_once(early: 
     Started early (as the TUI starts its servers), the host first asks the server for its lists over the
     pipe, before the SDK session exists; closed then, the handshake is never begun.
     """
-    import asyncio
-    import os
-
-    from rea_tui.host import HostError, Session, start_server_process
-
     spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=("-c", MUTE))
     started = {"mute": start_server_process(spec)} if early else None
     session = Session([spec], remember_protocols=False, started=started)

@@ -7,6 +7,7 @@ servers', and the keys went nowhere; they now wait for the first entry.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -23,9 +24,8 @@ from tests.support.scenarios import SIZE
 
 def held_sample(gate: Path) -> ServerSpec:
     """The sample server, its SDK import held until `gate` exists: it lists nothing till then."""
-    spec = sample_spec("legacy")
     env = {"PYTHONPATH": f"{SUPPORT / 'gate_sdk'}{os.pathsep}{REPO}", GATE_ENVIRONMENT: str(gate)}
-    return ServerSpec(name=spec.name, transport="stdio", command=spec.command, args=spec.args, cwd=spec.cwd, env=env)
+    return dataclasses.replace(sample_spec("legacy"), env=env)
 
 
 def focused_text(app: object) -> str | None:
