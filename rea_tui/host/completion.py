@@ -313,9 +313,10 @@ class CompletionFeed:
         context: dict[str, str],
         deliver: Deliver,
     ) -> None:
-        if previous is not None:
+        if previous is not None and not previous.done():
             # Let the superseded request finish cancelling (its notifications/cancelled
-            # goes out) so this field never has two requests in flight.
+            # goes out) so this field never has two requests in flight. (Not awaited when it
+            # is over: waiting on a finished task still yields, and a frame gets in first.)
             await asyncio.wait([previous])
         if generation != state.generation:
             return
