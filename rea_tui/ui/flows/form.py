@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from rea_tui.ui.flows.base import Flow
+from rea_tui.ui.frame_hold import FrameHold
 from rea_tui.ui.messages import NodeRef, PromptRendered, ResourceLinkOpened
 from rea_tui.ui.text import join, plain, plain_line
 from rea_tui.ui.widgets.argument_form import ArgumentField, ArgumentForm, ArgumentInput, FieldSpec
@@ -29,6 +30,9 @@ HEADING_LIMIT = 100
 TEMPLATE_HEADING_LIMIT = 200
 REJECTION_LIMIT = 500
 FAILURE_LIMIT = 2_000
+# How long a keystroke's frame waits for its suggestions: the reference server answers a
+# 100,000-procedure completion, and the dropdown is filled, in about 7 ms; a frame is 16.7 ms at 60 Hz.
+SAME_FRAME_WAIT = 0.010
 
 
 def prompt_fields(prompt: Prompt) -> list[FieldSpec]:
@@ -39,6 +43,7 @@ class FormFlow(Flow):
     def __init__(self, screen: Screen[Any], session: Session) -> None:
         super().__init__(screen, session)
         self._form: ArgumentForm | None = None
+        self._frame = FrameHold(screen, SAME_FRAME_WAIT, self._hide_stale_values)
 
     @property
     def form(self) -> ArgumentForm:
@@ -140,12 +145,14 @@ class FormFlow(Flow):
         value = field.value
         if not field.dropdown.is_open:
             self.form.make_room_for(field)
-        field.dropdown.expect(value)
+        # While the frame is held, the old values are hidden only if that frame comes before the answer.
+        field.dropdown.expect(value, hide_stale=not self._frame.held)
 
         def deliver(page: CompletionPage | CompletionFailure) -> None:
             from rea_tui.host import CompletionPage
 
             if not field.is_attached:
+                self._frame.release()
                 return
             if isinstance(page, CompletionPage):
                 shown = field.dropdown.show_page(page, field.value)
@@ -156,10 +163,17 @@ class FormFlow(Flow):
             if shown:
                 # Sized to the page now: keep it inside the pane.
                 self.form.make_room_for(field)
+            self._frame.release()
 
         hosted.completions.submit(
             ref, field.spec.name, value, context_for(field.spec.name, self.form.values()), deliver
         )
+
+    def _hide_stale_values(self) -> None:
+        """Before a held frame: no dropdown may show values that answer another value than its field's."""
+        if self._form is not None:
+            for field in self._form.fields:
+                field.dropdown.hide_stale()
 
     def edited(self, field: ArgumentField) -> None:
         """Called by the field's input as soon as its value changes (not via a bubbled message: latency)."""
@@ -167,7 +181,9 @@ class FormFlow(Flow):
         if target is not None:
             self.session.forms.of(target)[field.spec.name] = field.value
         field.set_error(None)
-        if field.input.has_focus:
+        if field.input.has_focus and self._completion_target() is not None:
+            # The typed character waits (briefly) for its suggestions, and the request goes out first.
+            self._frame.hold()
             self.request_completion(field)
 
     def focus_changed(self, widget: Widget) -> None:

@@ -104,6 +104,7 @@ class CompletionDropdown(Vertical):
         # Kept, not queried: every keystroke reads them.
         self.options = DropdownOptions(classes="dropdown-options")
         self.footer = Static("", classes="dropdown-footer")
+        self._footer_text = Text()
 
     def compose(self) -> ComposeResult:
         yield self.options
@@ -124,18 +125,27 @@ class CompletionDropdown(Vertical):
         self._stop_spinner()
         self.expected = None
 
-    def expect(self, value: str) -> None:
+    def expect(self, value: str, *, hide_stale: bool = True) -> None:
         """A request for `value` went out: what is shown answers an older value, so hide it.
 
-        Hiding (not clearing) keeps the dropdown's size, so no layout pass is needed.
+        Not hidden here when the caller holds the screen's frames (`hide_stale=False`): it then
+        calls `hide_stale` before the next frame, unless the answer came first.
         """
         self.expected = value
-        if self.shown_for != value:
-            self.options.set_stale(True)
-            self.footer.update("", layout=False)
+        if hide_stale:
+            self.hide_stale()
         self.open()
         self._stop_spinner()
         self._spinner = self.set_timer(SPINNER_DELAY, self._start_spinner)
+
+    def hide_stale(self) -> None:
+        """Blank the values if they answer another value than the one asked for.
+
+        Hiding (not clearing) keeps the dropdown's size, so no layout pass is needed.
+        """
+        if self.expected is not None and self.shown_for != self.expected:
+            self.options.set_stale(True)
+            self._show_footer(Text())
 
     def _start_spinner(self) -> None:
         self._spinner = self.set_interval(0.08, self._spin)
@@ -143,7 +153,7 @@ class CompletionDropdown(Vertical):
 
     def _spin(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER_FRAMES)
-        self.footer.update(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"), layout=False)
+        self._show_footer(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"))
 
     def _stop_spinner(self) -> None:
         if self._spinner is not None:
@@ -178,18 +188,27 @@ class CompletionDropdown(Vertical):
         self._stop_spinner()
         # The same value answered again (a refocus, the target opening): the highlight stays where it was moved.
         kept = self.highlighted_value() if page.value == self.shown_for else None
+        options = self.options
+        if page.values != self.values or not options.option_count:
+            # One replacement (not clear + add): the list's size changes once, not twice. The same
+            # values again (typing on within one match, or a few) keep the list as it is: building
+            # and measuring it is most of a keystroke's work.
+            options.set_options([Option(plain_line(value, LINE_LIMIT)) for value in page.values])
         self.values = page.values
         self.shown_for = page.value
-        options = self.options
-        # One replacement (not clear + add): the list's size changes once, not twice.
-        options.set_options([Option(plain_line(value, LINE_LIMIT)) for value in page.values])
         if page.values:
             options.highlighted = page.values.index(kept) if kept in page.values else 0
         self._size_for(len(page.values), footer_lines(page))
         options.set_stale(False)
-        self.footer.update(footer_for(page), layout=False)
+        self._show_footer(footer_for(page))
         self.open()
         return True
+
+    def _show_footer(self, text: Text) -> None:
+        # The same footer again is not repainted (Text's == leaves out the base style).
+        if text != self._footer_text or text.style != self._footer_text.style:
+            self._footer_text = text
+            self.footer.update(text, layout=False)
 
     def show_failure(self, failure: CompletionFailure, current_value: str) -> bool:
         if failure.value != current_value or self.expected != current_value:
@@ -206,7 +225,7 @@ class CompletionDropdown(Vertical):
         message = str(failure.error)
         if code is not None and message.startswith(f"error {code}: "):
             message = message[len(f"error {code}: ") :]
-        self.footer.update(Text(prefix, style="bold red").append_text(plain(message, LINE_LIMIT)), layout=False)
+        self._show_footer(Text(prefix, style="bold red").append_text(plain(message, LINE_LIMIT)))
         self.open()
         return True
 
