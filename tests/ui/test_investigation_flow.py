@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.widgets import Input, OptionList, Select, Static
 
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.screens.main import MainScreen
+from rea_tui.ui.widgets import dropdown as dropdown_module
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
@@ -128,6 +130,31 @@ async def test_the_dropdown_is_sized_to_what_it_shows() -> None:
         await pilot.pause()
         assert procedure.dropdown.options.region.height == 10
         assert procedure.dropdown.region.bottom <= form.scrollable_content_region.bottom
+
+
+async def test_typing_that_narrows_keeps_the_dropdowns_size_until_typing_pauses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A new size is a layout pass of the screen: not on every keystroke that narrows the list.
+    monkeypatch.setattr(dropdown_module, "SHRINK_DELAY", 1.0)
+    app = make_app([reference_spec()], transcript=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        form = await open_prompt(pilot, "investigate_feature")
+        procedure = await focus_field(pilot, form, "procedure")
+        await wait_for(pilot, lambda: procedure.dropdown.options.region.height == 10, "ten rows")
+        name = procedure.dropdown.values[0]
+        await pilot.press(*name)
+        await wait_for(pilot, lambda: procedure.dropdown.shown_for == name, "the typed name's values")
+        few = len(procedure.dropdown.values)
+        assert few < 10
+        assert procedure.dropdown.options.region.height == 10, "narrowed while typing: the rows stay"
+        await wait_for(pilot, lambda: procedure.dropdown.options.region.height == few, "fitted after the pause")
+        # Typing again brings the rows it needs at once.
+        await pilot.press("ctrl+u")
+        await wait_for(pilot, lambda: procedure.dropdown.shown_for == "", "the whole list again")
+        height = procedure.dropdown.options.styles.height
+        assert height is not None and height.value == 10
 
 
 # ---------------------------------------------------------------- panes

@@ -6,17 +6,21 @@ reply is never painted. Accepting a value only fills the field.
 It is as tall as what it shows: up to ten rows of values and a footer line
 per note, or a single line when there is nothing to suggest (so under a
 free-text field it fits in the gap before the next field). Its height is set
-only when the number of rows changes, so while typing narrows a long list
-each new page is a repaint, not a layout pass.
+only when the number of rows changes, and while it is open a smaller height
+waits for a pause in typing, so while typing narrows a long list each new page
+is a repaint, not a layout pass.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import OptionList, Static
@@ -34,6 +38,15 @@ NOTE_LIMIT = 200
 # Value rows shown at most (more scroll); the border above and below the rows takes two lines.
 MAX_ROWS = 10
 BORDER_LINES = 2
+# Seconds without a new page before a narrowed dropdown is fitted to it: a pause in typing.
+SHRINK_DELAY = 0.3
+
+
+def _fits_in(shape: tuple[int, int, bool], room: tuple[int, int, bool]) -> bool:
+    """Whether a dropdown sized `room` can show what `shape` needs (its rows, footer lines and scrollbar)."""
+    rows, footer, scrolls = shape
+    room_rows, room_footer, room_scrolls = room
+    return rows <= room_rows and footer <= room_footer and (room_scrolls or not scrolls)
 
 
 def footer_lines(page: CompletionPage) -> int:
@@ -63,6 +76,21 @@ def _count_text(page: CompletionPage) -> Text:
     if page.warnings:
         text.append(f"  ⚠ {len(page.warnings)} spec warning(s)", style="bold yellow")
     return text
+
+
+class SuggestionText(Content):
+    """A suggestion as the list draws it, counted as one line when it fits its row.
+
+    The list measures every value of a page (up to 100) each time it is filled, and wrapping
+    each one to count its lines was about half of that. A value too long for the row is
+    measured, and wrapped, as any text is.
+    """
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        # Suggestions are single lines (sanitize_line): one that fits is one line, wrapped or not.
+        if self.cell_length <= width - 2 * rules.get("line_pad", 0):
+            return 1
+        return super().get_height(rules, width)
 
 
 class DropdownOptions(OptionList):
@@ -101,6 +129,11 @@ class CompletionDropdown(Vertical):
         self._frame = 0
         # (value rows, footer lines, scrolls) the dropdown is sized for; None until the first page.
         self._shape: tuple[int, int, bool] | None = None
+        # A smaller shape waiting for a pause in typing, and its timer.
+        self._pending_shape: tuple[int, int, bool] | None = None
+        self._shrink: asyncio.TimerHandle | None = None
+        # Sized for a page since it last opened: only then does a shrink wait.
+        self._sized_since_open = False
         # Kept, not queried: every keystroke reads them.
         self.options = DropdownOptions(classes="dropdown-options")
         self.footer = Static("", classes="dropdown-footer")
@@ -118,9 +151,14 @@ class CompletionDropdown(Vertical):
         if self._shape is None:
             # Before the first page: one line, for the spinner.
             self._size_for(0, 1)
+        if not self.is_open:
+            # Appearing lays the screen out anyway: its first page is fitted at once.
+            self._sized_since_open = False
         self.add_class("-open")
 
     def close(self) -> None:
+        # Closing lays the screen out anyway: a shrink still waiting is done with it.
+        self._apply_pending_shape()
         self.remove_class("-open")
         self._stop_spinner()
         self.expected = None
@@ -166,20 +204,45 @@ class CompletionDropdown(Vertical):
         rows, footer, _scrolls = self._shape or (0, 1, False)
         return rows + footer + (BORDER_LINES if rows else 0)
 
-    def _size_for(self, values: int, footer: int) -> bool:
-        """Fit the dropdown to `values` values and `footer` lines; True when its size changed (a layout pass)."""
+    def _size_for(self, values: int, footer: int) -> None:
+        """Fit the dropdown to `values` values and `footer` lines.
+
+        A new size is a layout pass of the whole screen, the costliest part of a keystroke. While
+        the dropdown is open, one that only shrinks waits for a pause in typing (the rows it no
+        longer needs stay blank till then), so typing that narrows a list lays nothing out.
+        """
         shape = (min(values, MAX_ROWS), footer, values > MAX_ROWS)
+        self._cancel_shrink()
+        sized, self._sized_since_open = self._sized_since_open, self.is_open
         if shape == self._shape:
-            return False
+            return
+        if sized and self._shape is not None and _fits_in(shape, self._shape):
+            self._pending_shape = shape
+            self._shrink = asyncio.get_running_loop().call_later(SHRINK_DELAY, self._apply_pending_shape)
+            return
+        self._apply_shape(shape)
+
+    def _cancel_shrink(self) -> None:
+        if self._shrink is not None:
+            self._shrink.cancel()
+            self._shrink = None
+        self._pending_shape = None
+
+    def _apply_pending_shape(self) -> None:
+        shape = self._pending_shape
+        self._shrink, self._pending_shape = None, None
+        if shape is not None and self.is_attached:
+            self._apply_shape(shape)
+
+    def _apply_shape(self, shape: tuple[int, int, bool]) -> None:
         self._shape = shape
-        rows, _footer, scrolls = shape
+        rows, footer_height, scrolls = shape
         self.set_class(rows == 0, "-empty")
         self.options.styles.height = rows
         # A scrollbar only when there are more values than rows (it changes with the rows, never alone).
         self.options.styles.overflow_y = "scroll" if scrolls else "hidden"
-        self.footer.styles.height = footer
+        self.footer.styles.height = footer_height
         self.styles.height = self.height
-        return True
 
     def show_page(self, page: CompletionPage, current_value: str) -> bool:
         """Show `page` if it answers the field's current value; False when it is stale."""
@@ -193,7 +256,8 @@ class CompletionDropdown(Vertical):
             # One replacement (not clear + add): the list's size changes once, not twice. The same
             # values again (typing on within one match, or a few) keep the list as it is: building
             # and measuring it is most of a keystroke's work.
-            options.set_options([Option(plain_line(value, LINE_LIMIT)) for value in page.values])
+            text = SuggestionText.from_rich_text
+            options.set_options([Option(text(plain_line(value, LINE_LIMIT))) for value in page.values])
         self.values = page.values
         self.shown_for = page.value
         if page.values:
