@@ -39,6 +39,13 @@ def prompt_fields(prompt: Prompt) -> list[FieldSpec]:
     return [FieldSpec(a.name, a.label, a.description, a.required) for a in prompt.arguments]
 
 
+def prompt_heading(prompt: Prompt) -> Text:
+    heading = join(Text("Prompt  ", style="dim"), plain_line(prompt.label, HEADING_LIMIT, style="bold"))
+    if prompt.title:
+        heading.append_text(plain_line(f"  ({prompt.name})", HEADING_LIMIT, style="dim"))
+    return heading
+
+
 class FormFlow(Flow):
     def __init__(self, screen: Screen[Any], session: Session) -> None:
         super().__init__(screen, session)
@@ -77,13 +84,10 @@ class FormFlow(Flow):
     async def show_prompt(self, server: str, prompt: Prompt) -> None:
         from rea_tui.host import FormTarget
 
-        heading = join(Text("Prompt  ", style="dim"), plain_line(prompt.label, HEADING_LIMIT, style="bold"))
-        if prompt.title:
-            heading.append_text(plain_line(f"  ({prompt.name})", HEADING_LIMIT, style="dim"))
         target = FormTarget("prompt", server, prompt.name)
         await self.form.show(
             target,
-            heading,
+            prompt_heading(prompt),
             prompt.description,
             prompt_fields(prompt),
             self.session.forms.of(target),
@@ -121,6 +125,10 @@ class FormFlow(Flow):
             self.form.set_message(Text("This prompt is no longer offered by the server.", style="yellow"))
         elif [f.spec for f in self.form.fields] != prompt_fields(prompt):
             await self.show_prompt(server, prompt)
+        else:
+            # The same fields, and what was typed in them, stay; what the server says of the prompt may not
+            # (a REA server's description names its target, which was still opening).
+            self.form.set_heading(prompt_heading(prompt), prompt.description)
 
     # ------------------------------------------------------------ completion
 

@@ -250,8 +250,7 @@ class ArgumentForm(VerticalScroll):
     ) -> None:
         """Replace the form's fields; `values` restores what the analyst typed before."""
         self.target = target
-        self.query_one("#form-heading", Static).update(heading)
-        self.query_one("#form-description", Static).update(plain(description, PARAGRAPH_LIMIT) if description else "")
+        self.set_heading(heading, description)
         self.set_message(None)
         container = self.query_one("#form-fields", Vertical)
         await container.remove_children()
@@ -266,13 +265,17 @@ class ArgumentForm(VerticalScroll):
 
     async def clear(self, heading: Text, message: Text | None = None) -> None:
         self.target = None
-        self.query_one("#form-heading", Static).update(heading)
-        self.query_one("#form-description", Static).update("")
+        self.set_heading(heading, "")
         await self.query_one("#form-fields", Vertical).remove_children()
         self.set_message(message)
         button = self.query_one("#render-button", Button)
         button.disabled = True
         button.display = False
+
+    def set_heading(self, heading: Text, description: str) -> None:
+        """The form's heading and the server's description of what it fills (kept when the fields are)."""
+        self.query_one("#form-heading", Static).update(heading)
+        self.query_one("#form-description", Static).update(plain(description, PARAGRAPH_LIMIT) if description else "")
 
     def set_message(self, message: Text | None) -> None:
         self.query_one("#form-message", Static).update(message or "")
