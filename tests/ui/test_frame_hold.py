@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 import rea_tui.ui.flows.form as form_flow
 from rea_tui.ui.app import ReaApp
@@ -53,16 +54,26 @@ def record_frames(app: ReaApp, field: ArgumentField) -> list[Frame]:
     return frames
 
 
+async def focused_field(pilot: Pilot[Any], app: ReaApp, name: str, **values: str) -> ArgumentField:
+    """The sample server's `investigate` form with `values` filled in, and the cursor in field `name`."""
+    await ready(pilot, app)
+    form = await open_prompt(pilot, app, "investigate")
+    for other, value in values.items():
+        filled = form.field(other)
+        assert filled is not None
+        filled.input.value = value
+    field = form.field(name)
+    assert field is not None
+    field.input.focus()
+    return field
+
+
 async def test_a_keystroke_and_its_suggestions_are_painted_in_one_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     # A hold long enough for any machine: the frame after the key is the one with its values.
     monkeypatch.setattr(form_flow, "SAME_FRAME_WAIT", 10.0)
     app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        form = await open_prompt(pilot, app, "investigate")
-        document = form.field("document")
-        assert document is not None
-        document.input.focus()
+        document = await focused_field(pilot, app, "document")
         await wait_for(pilot, lambda: document.dropdown.values == ("Helper", "Notes", "libsearch"), what="documents")
         await pilot.pause(0.1)
         frames = record_frames(app, document)
@@ -76,11 +87,7 @@ async def test_a_keystroke_and_its_suggestions_are_painted_in_one_frame(monkeypa
 async def test_a_slow_answer_lets_the_key_through_with_the_old_values_hidden() -> None:
     app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        form = await open_prompt(pilot, app, "investigate")
-        feature = form.field("feature")
-        assert feature is not None
-        feature.input.focus()
+        feature = await focused_field(pilot, app, "feature")
         await pilot.press(*SLOW_VALUE[:-1])
         await wait_for(pilot, lambda: feature.dropdown.shown_for == SLOW_VALUE[:-1], what="the empty answer")
         frames = record_frames(app, feature)
@@ -102,12 +109,7 @@ async def test_no_frame_shows_another_values_suggestions_while_keys_come_at_any_
     monkeypatch.setattr(form_flow, "SAME_FRAME_WAIT", hold)
     app = make_app([sample_spec("legacy")])
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        form = await open_prompt(pilot, app, "investigate")
-        document, procedure = form.field("document"), form.field("procedure")
-        assert document is not None and procedure is not None
-        document.input.value = "libsearch"
-        procedure.input.focus()
+        procedure = await focused_field(pilot, app, "procedure", document="libsearch")
         await wait_for(pilot, lambda: len(procedure.dropdown.values) == 100, what="the first page")
         frames = record_frames(app, procedure)
         rng = random.Random(14)
