@@ -230,7 +230,7 @@ class CompletionDropdown(Vertical):
 
     def _apply_pending_shape(self) -> None:
         shape = self._pending_shape
-        self._shrink, self._pending_shape = None, None
+        self._cancel_shrink()
         if shape is not None and self.is_attached:
             self._apply_shape(shape)
 
