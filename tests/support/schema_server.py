@@ -28,6 +28,8 @@ REF_URL: str = _given.ref
 SILENT_URL: str = _given.silent
 FILE_URL: str = _given.file
 WIDE_FIELDS = 2_000
+# A form's page of fields (rea_tui.ui.widgets.schema_form.FIELDS_PER_PAGE; the server imports nothing of the UI).
+ONE_PAGE_FIELDS = 10
 LONG_DEFAULT = "Long default text. " * 3_000  # 57,000 characters
 LOOP = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}
 
@@ -115,6 +117,8 @@ def tools(flipped: bool) -> list[dict[str, Any]]:
         }
         for i in range(WIDE_FIELDS)
     }
+    # The same fields as the wide schema's first page, and no more.
+    one_page = dict(list(wide.items())[:ONE_PAGE_FIELDS])
     defaults = obj(
         {
             "query": {"type": "string", "title": "Query"},
@@ -136,6 +140,7 @@ def tools(flipped: bool) -> list[dict[str, Any]]:
         {"name": "catastrophic", "inputSchema": obj({"text": {"type": "string", "pattern": "(a+)+$"}})},
         {"name": "stuck_pattern", "inputSchema": obj({"text": {"type": "string", "pattern": "(a|a)+$"}})},
         {"name": "wide", "inputSchema": obj(wide)},
+        {"name": "one_page", "inputSchema": obj(one_page)},
         {"name": "defaults", "inputSchema": defaults},
         {"name": "showcase", "inputSchema": SHOWCASE},
         {

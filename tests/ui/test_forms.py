@@ -54,6 +54,9 @@ LOOP_STALL_LIMIT = 0.1
 ATTEMPTS = 3
 # Even on a busy machine, a dialog opens with no wall-clock gap longer than this (it was 20 s for 2,000 fields).
 DIALOG_STALL_LIMIT = 1.0
+# A 2,000-field schema's form costs at most this many times one page of its fields (the pager's row comes
+# on top; mounting every field would be some 200 times).
+PAGED_COST_RATIO = 2.0
 
 
 def schema_spec(ref: str = "", file: str = "") -> ServerSpec:
@@ -208,13 +211,15 @@ async def test_a_looping_schema_and_a_backtracking_pattern_are_messages_and_the_
         assert sent_calls(app)[-1]["name"] == "ask" and app.failures == []
 
 
-async def test_a_2000_field_schema_opens_without_stalling_and_pages() -> None:
+async def test_a_2000_field_schema_opens_as_one_page_of_it_does_and_pages() -> None:
     app = make_app([schema_spec()])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         # The longest the loop is busy while the form opens (its thread's CPU time: what the app's work costs,
-        # whatever else the machine runs), and the wall-clock gap, against a form with no fields.
-        watches: dict[str, list[LoopWatch]] = {"remote_output": [], "wide": []}
+        # whatever else the machine runs), and the wall-clock gap. Measured against a schema of one page of
+        # the same fields: styling and laying out a dialog with a page of fields (and the screen under it)
+        # is Textual's 70-90 ms here, and more on a loaded machine, whatever the schema's size.
+        watches: dict[str, list[LoopWatch]] = {"one_page": [], "wide": []}
         for _ in range(ATTEMPTS):
             for tool, found in watches.items():
                 watch = LoopWatch()  # it settles the test worker's heap first (see LoopWatch.running)
@@ -226,7 +231,7 @@ async def test_a_2000_field_schema_opens_without_stalling_and_pages() -> None:
                 await wait_for(pilot, lambda: app.screen is app.main, "the form to close")
         busy = {tool: min(w.longest_busy for w in found) for tool, found in watches.items()}
         wall = {tool: min(w.longest for w in found) for tool, found in watches.items()}
-        assert busy["wide"] < LOOP_STALL_LIMIT, (busy, wall)
+        assert busy["wide"] < PAGED_COST_RATIO * busy["one_page"], (busy, wall)
         assert wall["wide"] < DIALOG_STALL_LIMIT, (busy, wall)
 
         form = await open_tool(pilot, "wide", SERVER)
