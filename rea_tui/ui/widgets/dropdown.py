@@ -21,6 +21,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import OptionList, Static
@@ -101,6 +103,12 @@ class DropdownOptions(OptionList):
     """
 
     can_focus = False
+
+    # The list sets its virtual size to its number of lines whenever it is filled, and Widget declares
+    # that reactive with layout=True: a layout pass of the whole screen for every page with another
+    # number of values (11 ms a keystroke). Its own size never depends on it (the dropdown sets its
+    # height, and whether it scrolls), and the list moves its scrollbar's thumb itself.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     def __init__(self, *, classes: str) -> None:
         super().__init__(classes=classes)
