@@ -106,6 +106,8 @@ async def test_has_more_footer_and_empty_message() -> None:
             lambda: len(procedure.dropdown.values) == 50 and procedure.dropdown.shown_for == "search_02",
         )
         assert footer_text(procedure) == "50 values"
+        # The list's scrollbar follows its new length (the page is painted without laying the screen out).
+        assert procedure.dropdown.options.vertical_scrollbar.window_virtual_size == 50
         feature.input.focus()
         # Its reply, not the "asking" line shown until then (a loaded machine shows that first).
         await wait_for(pilot, lambda: feature.dropdown.is_open and footer_text(feature) == EMPTY_MESSAGE)
