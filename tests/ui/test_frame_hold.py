@@ -1,6 +1,6 @@
 """A keystroke's frame waits briefly for its suggestions: one frame with both, and never a frame in
 which a dropdown shows values that answer another value than its field's (checked at every frame the
-app paints, against the reference sample server)."""
+app paints, against the tests' sample server)."""
 
 from __future__ import annotations
 
