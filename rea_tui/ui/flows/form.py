@@ -143,13 +143,17 @@ class FormFlow(Flow):
             return None
         return hosted, CompletionRef("prompt" if target.kind == "prompt" else "template", target.name)
 
-    def request_completion(self, field: ArgumentField) -> None:
+    def request_completion(self, field: ArgumentField, *, hold_frame: bool = False) -> None:
+        """Ask for the field's suggestions; with `hold_frame` (a keystroke), its frame waits for them (briefly)
+        and the request goes out first."""
         from rea_tui.host import context_for
 
         found = self._completion_target()
         if found is None:
             return
         hosted, ref = found
+        if hold_frame:
+            self._frame.hold()
         value = field.value
         if not field.dropdown.is_open:
             self.form.make_room_for(field)
@@ -159,19 +163,20 @@ class FormFlow(Flow):
         def deliver(page: CompletionPage | CompletionFailure) -> None:
             from rea_tui.host import CompletionPage
 
-            if not field.is_attached:
+            try:
+                if not field.is_attached:
+                    return
+                if isinstance(page, CompletionPage):
+                    shown = field.dropdown.show_page(page, field.value)
+                    if shown and field.input.has_focus:
+                        field.input.show_ghost(field.dropdown.highlighted_value())
+                else:
+                    shown = field.dropdown.show_failure(page, field.value)
+                if shown:
+                    # Sized to the page now: keep it inside the pane.
+                    self.form.make_room_for(field)
+            finally:
                 self._frame.release()
-                return
-            if isinstance(page, CompletionPage):
-                shown = field.dropdown.show_page(page, field.value)
-                if shown and field.input.has_focus:
-                    field.input.show_ghost(field.dropdown.highlighted_value())
-            else:
-                shown = field.dropdown.show_failure(page, field.value)
-            if shown:
-                # Sized to the page now: keep it inside the pane.
-                self.form.make_room_for(field)
-            self._frame.release()
 
         hosted.completions.submit(
             ref, field.spec.name, value, context_for(field.spec.name, self.form.values()), deliver
@@ -189,10 +194,8 @@ class FormFlow(Flow):
         if target is not None:
             self.session.forms.of(target)[field.spec.name] = field.value
         field.set_error(None)
-        if field.input.has_focus and self._completion_target() is not None:
-            # The typed character waits (briefly) for its suggestions, and the request goes out first.
-            self._frame.hold()
-            self.request_completion(field)
+        if field.input.has_focus:
+            self.request_completion(field, hold_frame=True)
 
     def focus_changed(self, widget: Widget) -> None:
         for other in self.form.fields:
