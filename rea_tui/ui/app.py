@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from rea_tui.host import sanitize
+from rea_tui.ui.key_order import KeyHandled, KeyOrder, OrderedInput
 from rea_tui.ui.messages import JobFailed
 from rea_tui.ui.screen_guard import guard_update
 from rea_tui.ui.screens.main import MainScreen
@@ -98,6 +99,7 @@ class ReaApp(App[int]):
         # Unexpected failures of background jobs, oldest first (the toast shows the newest).
         self.failures: list[str] = []
         self.main = MainScreen(session, self.settings, replay=replay, offline=offline)
+        self.key_order = KeyOrder(self)
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
@@ -146,6 +148,28 @@ class ReaApp(App[int]):
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         # Every frame passes the egress guard (see screen_guard): the one place all painting goes through.
         super()._display(screen, guard_update(renderable) if renderable is not None else None)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key and paste from the terminal passes the order gate (see key_order) before Textual's own
+        # handling; one that has bubbled back, or anything else, goes straight on.
+        if isinstance(event, OrderedInput) and not event.is_forwarded:
+            if self.key_order.admit(event):
+                await self._send_input(event)
+            return
+        await super().on_event(event)
+
+    async def _send_input(self, event: OrderedInput | None) -> None:
+        while event is not None:
+            target = self.focused or self.screen  # where Textual gives it
+            await super().on_event(event)
+            if self.key_order.sent(event, target):
+                return
+            event = self.key_order.next_waiting()
+
+    async def on_key_handled(self, message: KeyHandled) -> None:
+        message.stop()
+        if self.key_order.handled(message.number):
+            await self._send_input(self.key_order.next_waiting())
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # A text cursor only blinks while focused; the settings may say it never does.
