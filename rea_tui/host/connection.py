@@ -177,6 +177,8 @@ class Connection(RequestSender, ServerCallbacks):
         """Connect and negotiate. Raises ServerUnavailable, ServerExited, RequestTimedOut or ProtocolError."""
         if self.is_ready:
             return
+        # Here, not as each attempt begins: a close during the first attempt must stop the retry too.
+        self._closing = False
         mode = self._connect_mode()
         try:
             await self._start(mode)
@@ -265,7 +267,6 @@ class Connection(RequestSender, ServerCallbacks):
     async def _bring_up(self, mode: str) -> None:
         self.state = "connecting"
         self._connect_mark = self.http_status.mark()
-        self._closing = False
         self._stop = asyncio.Event()
         self._process = None
         if self.spec.transport == "stdio":

@@ -9,6 +9,7 @@ workflows, tool calls with their approval and result, resource reads, notes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import subprocess
 from collections.abc import Awaitable, Callable, Iterable
@@ -109,6 +110,8 @@ class Session:
         self.events: Listeners[HostEvent] = Listeners()
         self.on_server_created: ServerCreated | None = None
         self._started = dict(started or {})
+        # Closed (the app quits): a connect asked for before the close starts nothing after it.
+        self._closed = False
         self._remember = remember_protocols
         self._servers: dict[str, HostedServer] = {}
         # Servers whose connect (start, catalogs) is under way: not ready for the analyst yet.
@@ -155,6 +158,8 @@ class Session:
         # The connection modules (and anyio) load off the event loop: the TUI's first frame is painted by now.
         hosted_module = await asyncio.to_thread(importlib.import_module, "rea_tui.host.hosted")
         from rea_tui.host.protocol_memory import ProtocolMemory
+
+        self._refuse_if_closed(name)
 
         started = self._started.pop(name, None)
         hosted: HostedServer = hosted_module.HostedServer(
@@ -229,7 +234,12 @@ class Session:
         await self._bring_up(hosted, hosted.reconnect)
         return hosted
 
+    def _refuse_if_closed(self, name: str) -> None:
+        if self._closed:
+            raise ServerUnavailable(f"{name}: not started, the session is closed")
+
     async def _bring_up(self, hosted: HostedServer, start: Callable[[], Awaitable[None]]) -> None:
+        self._refuse_if_closed(hosted.name)
         self._connecting.add(hosted.name)
         try:
             await start()
@@ -274,10 +284,21 @@ class Session:
         return self.allowances.revise(name, hosted.catalogs.tools.items)
 
     async def close(self) -> None:
+        self._closed = True
         for reading in self._target_reads.values():
             reading.cancel()
         for hosted in list(self._servers.values()):
             await hosted.close()
+        # Started early for a connect that never began: ended as a closed connection ends its server.
+        started, self._started = list(self._started.values()), {}
+        if started:
+            from rea_tui.host.transport import stop_process
+
+            for process in started:
+                if process.stdin is not None:
+                    with contextlib.suppress(OSError):
+                        process.stdin.close()
+                await stop_process(process)
         self.recorder.close()
 
     # ------------------------------------------------------------ the investigation

@@ -156,6 +156,20 @@ async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
             await task
 
 
+async def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """With stdin closed: a moment to exit, then SIGTERM the process group, then SIGKILL it."""
+    steps = (None, _EOF_GRACE_SECONDS), (signal.SIGTERM, _TERM_GRACE_SECONDS), (signal.SIGKILL, _TERM_GRACE_SECONDS)
+    for sig, grace in steps:
+        if sig is not None and process.poll() is None:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sig)
+        with anyio.move_on_after(grace):
+            while process.poll() is None:
+                await anyio.sleep(_EXIT_POLL_SECONDS)
+        if process.poll() is not None:
+            return
+
+
 def crowd_niceness(servers: int) -> int:
     """How far below the host servers started together run: more of them than CPU cores would starve the
     screen (twenty bundled servers on two cores: all ready in 2.6 s ten levels down, 6.3 s five down, 8.9 s
@@ -529,17 +543,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                     reader.close()
 
     async def _stop(self, process: subprocess.Popen[bytes]) -> None:
-        """With stdin closed: a moment to exit, then SIGTERM the process group, then SIGKILL it."""
-        steps = (None, _EOF_GRACE_SECONDS), (signal.SIGTERM, _TERM_GRACE_SECONDS), (signal.SIGKILL, _TERM_GRACE_SECONDS)
-        for sig, grace in steps:
-            if sig is not None and process.poll() is None:
-                with suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, sig)
-            with anyio.move_on_after(grace):
-                while process.poll() is None:
-                    await anyio.sleep(_EXIT_POLL_SECONDS)
-            if process.poll() is not None:
-                return
+        await stop_process(process)
 
 
 class TappedTransport(AbstractAsyncContextManager[Streams]):

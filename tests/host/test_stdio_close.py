@@ -80,3 +80,21 @@ async def test_closing_a_session_whose_server_never_answers_ends_at_once(early: 
         os.kill(process.pid, 0)
     handshakes = [e for e in hosted.connection.traffic.entries() if e.kind == "event" and e.method == "connect"]
     assert len(handshakes) == (0 if early else 1), "closed while the lists were asked early: no handshake begun"
+
+
+async def test_a_session_closed_before_its_server_connects_starts_nothing_after_and_ends_what_it_started() -> None:
+    """Quitting at once after starting: the connect the app asked for first must not start the server
+    after the close (it would run on with nobody to end it), and the process started early is ended."""
+    spec = ServerSpec(name="mute", transport="stdio", command=sys.executable, args=("-c", MUTE))
+    early = start_server_process(spec)
+    session = Session([spec], remember_protocols=False, started={"mute": early})
+    connecting = asyncio.create_task(session.connect("mute"))
+    await asyncio.sleep(0)  # the connect is under way: its connection module loads in a thread
+    await asyncio.wait_for(session.close(), CLOSE_LIMIT_SECONDS)
+    with pytest.raises(HostError, match="closed"):
+        await asyncio.wait_for(connecting, CLOSE_LIMIT_SECONDS)
+    hosted = session.hosted("mute")
+    assert hosted is None or hosted.connection.state in ("closed", "failed")
+    assert early.poll() is not None, "the process started early is ended, not left behind"
+    with pytest.raises(ProcessLookupError):
+        os.kill(early.pid, 0)
