@@ -342,6 +342,11 @@ class CompletionFeed:
             if state.task is not None and not state.task.done():
                 state.task.cancel()
 
+    @property
+    def busy(self) -> bool:
+        """A request is under way: sent, or still waiting to go (for the one before it, or the connection)."""
+        return any(s.task is not None and not s.task.done() for s in self._fields.values())
+
     async def settle(self) -> None:
         """Wait until no completion task is running (tests, benchmarks, shutdown)."""
         tasks = [s.task for s in self._fields.values() if s.task is not None and not s.task.done()]

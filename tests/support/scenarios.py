@@ -98,6 +98,9 @@ def _quiet(app: ReaApp) -> bool:
         return False
     if session.completion_log.in_flight():
         return False
+    # Asked again (a list change re-asks an open dropdown) but not sent yet: the log has no record of it.
+    if any(hosted.completions.busy for name in session.names if (hosted := session.hosted(name)) is not None):
+        return False
     return _open_dropdowns_answered(app)
 
 
