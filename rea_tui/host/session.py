@@ -299,6 +299,9 @@ class Session:
                     with contextlib.suppress(OSError):
                         process.stdin.close()
                 await stop_process(process)
+                for pipe in (process.stdout, process.stderr):
+                    if pipe is not None:
+                        pipe.close()
         self.recorder.close()
 
     # ------------------------------------------------------------ the investigation
