@@ -342,14 +342,17 @@ class CompletionFeed:
             if state.task is not None and not state.task.done():
                 state.task.cancel()
 
+    def _under_way(self) -> list[asyncio.Task[None]]:
+        """The requests sent, or still waiting to go (for the one before them, or the connection)."""
+        return [s.task for s in self._fields.values() if s.task is not None and not s.task.done()]
+
     @property
     def busy(self) -> bool:
-        """A request is under way: sent, or still waiting to go (for the one before it, or the connection)."""
-        return any(s.task is not None and not s.task.done() for s in self._fields.values())
+        return bool(self._under_way())
 
     async def settle(self) -> None:
         """Wait until no completion task is running (tests, benchmarks, shutdown)."""
-        tasks = [s.task for s in self._fields.values() if s.task is not None and not s.task.done()]
+        tasks = self._under_way()
         if tasks:
             await asyncio.wait(tasks)
 

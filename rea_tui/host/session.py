@@ -9,7 +9,6 @@ workflows, tool calls with their approval and result, resource reads, notes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import subprocess
 from collections.abc import Awaitable, Callable, Iterable
@@ -289,19 +288,13 @@ class Session:
             reading.cancel()
         for hosted in list(self._servers.values()):
             await hosted.close()
-        # Started early for a connect that never began: ended as a closed connection ends its server.
+        # Started early for a connect that never began.
         started, self._started = list(self._started.values()), {}
         if started:
-            from rea_tui.host.transport import stop_process
+            from rea_tui.host.transport import end_unadopted
 
             for process in started:
-                if process.stdin is not None:
-                    with contextlib.suppress(OSError):
-                        process.stdin.close()
-                await stop_process(process)
-                for pipe in (process.stdout, process.stderr):
-                    if pipe is not None:
-                        pipe.close()
+                await end_unadopted(process)
         self.recorder.close()
 
     # ------------------------------------------------------------ the investigation

@@ -170,6 +170,17 @@ async def stop_process(process: subprocess.Popen[bytes]) -> None:
             return
 
 
+async def end_unadopted(process: subprocess.Popen[bytes]) -> None:
+    """End a server started early (`start_server_process`) that no connection took: as a closed one ends."""
+    if process.stdin is not None:
+        with suppress(OSError):
+            process.stdin.close()
+    await stop_process(process)
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
 def crowd_niceness(servers: int) -> int:
     """How far below the host servers started together run: more of them than CPU cores would starve the
     screen (twenty bundled servers on two cores: all ready in 2.6 s ten levels down, 6.3 s five down, 8.9 s
@@ -514,7 +525,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             if self._stdin is not None:
                 with suppress(Exception):
                     self._stdin.close()
-            await self._stop(process)
+            await stop_process(process)
         # The task group was entered in __aenter__, so it must be exited outside any newer scope.
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
@@ -530,7 +541,7 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             if self._stdin is not None:
                 with suppress(Exception):
                     self._stdin.close()
-            await self._stop(process)
+            await stop_process(process)
             self._end_early(ServerUnavailable(f"{self._spec.name}: closed"))
         await self._close_readers()
 
@@ -541,9 +552,6 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
             if reader is not None:
                 with suppress(Exception):
                     reader.close()
-
-    async def _stop(self, process: subprocess.Popen[bytes]) -> None:
-        await stop_process(process)
 
 
 class TappedTransport(AbstractAsyncContextManager[Streams]):

@@ -43,19 +43,18 @@ class KeyOrder:
     def __init__(self, app: MessagePump) -> None:
         self._app = app
         self._waiting: deque[OrderedInput] = deque()
-        # The number of the mark on its way, and when the keys behind it go on without it.
-        self._on_its_way: int | None = None
-        self._deadline: asyncio.TimerHandle | None = None
+        # The marks sent so far; while one is on its way (the last), when the keys behind it go on without it.
         self._count = 0
+        self._deadline: asyncio.TimerHandle | None = None
 
     @property
     def idle(self) -> bool:
         """Nothing on its way and nothing waiting."""
-        return self._on_its_way is None and not self._waiting
+        return self._deadline is None and not self._waiting
 
     def admit(self, event: OrderedInput) -> bool:
         """Whether `event` goes now; if not, it waits for the one on its way."""
-        if self._on_its_way is None:
+        if self._deadline is None:
             return True
         self._waiting.append(event)  # all of them: what the analyst typed is never dropped
         return False
@@ -69,16 +68,14 @@ class KeyOrder:
             return False
         loop = asyncio.get_running_loop()
         self._deadline = loop.call_later(ROUND_TRIP_LIMIT, self._app.post_message, KeyHandled(self._count))
-        self._on_its_way = self._count
         return True
 
     def handled(self, number: int) -> bool:
         """The mark `number` is back: whether the waiting events may go (false for a stale mark)."""
-        if self._on_its_way != number:
+        if self._deadline is None or number != self._count:
             return False
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._on_its_way = self._deadline = None
+        self._deadline.cancel()
+        self._deadline = None
         return True
 
     def next_waiting(self) -> OrderedInput | None:

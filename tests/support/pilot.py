@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 
 from rea_tui.host import ReplayPlan, ServerSpec, Session, new_transcript_path
@@ -84,3 +85,8 @@ def screen_text(app: ReaApp) -> str:
     text = re.sub(r"</text>", "", body)
     text = re.sub(r"<[^>]+>", "", text)
     return html.unescape(text).replace("\xa0", " ")
+
+
+def terminal_key(key: str) -> events.Key:
+    """A key as a terminal's input thread posts it to the app: `key` names it, one letter is also its character."""
+    return events.Key(key, key if len(key) == 1 else None)

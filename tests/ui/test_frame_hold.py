@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from textual import events
 from textual.pilot import Pilot
 
 import rea_tui.ui.flows.form as form_flow
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentField
 from tests.conftest import sample_spec
-from tests.support.pilot import make_app, ready, wait_for
+from tests.support.pilot import make_app, ready, terminal_key, wait_for
 from tests.ui.test_app import SIZE, open_prompt
 
 # The sample server answers feature="slow" after 2 s: far past the hold.
@@ -116,7 +115,7 @@ async def test_no_frame_shows_another_values_suggestions_while_keys_come_at_any_
         keys = [*"search_0", "backspace", *"12", "backspace", "backspace", *"2", "ctrl+u", *"search_1", *"9"]
         for key in keys:
             # As a terminal's input thread posts them: gaps from none to longer than the hold.
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
+            app.post_message(terminal_key(key))
             await asyncio.sleep(rng.choice([0.0, 0.001, 0.004, 0.009, 0.012, 0.03]))
         final = "search_19"
         await wait_for(pilot, lambda: procedure.value == final, what="the last key")

@@ -18,8 +18,9 @@ from rea_tui.ui.key_order import KeyHandled
 from rea_tui.ui.screens.screenshot import ScreenshotScreen
 from rea_tui.ui.widgets.argument_form import ArgumentField
 from tests.conftest import sample_spec
-from tests.support.pilot import make_app, ready, wait_for
-from tests.ui.test_app import SIZE, open_prompt
+from tests.support.pilot import make_app, terminal_key, wait_for
+from tests.ui.test_app import SIZE
+from tests.ui.test_frame_hold import focused_field
 
 Burst = list[str | events.Paste]
 
@@ -29,17 +30,16 @@ def post_at_once(app: ReaApp, burst: Burst) -> None:
         if isinstance(key, events.Paste):
             app.post_message(key)
         else:
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
+            app.post_message(terminal_key(key))
 
 
 async def investigate_form(pilot: Pilot[Any], app: ReaApp) -> tuple[ArgumentField, ArgumentField]:
     """The sample server's `investigate` form, the cursor in its first field (and the field after it)."""
-    await ready(pilot, app)
-    form = await open_prompt(pilot, app, "investigate")
-    first, second = form.fields[0], form.fields[1]
-    first.input.focus()
+    first = await focused_field(pilot, app, "feature")
+    form = first.form
+    assert form is not None and form.fields[0] is first
     await pilot.pause()
-    return first, second
+    return first, form.fields[1]
 
 
 async def settle(pilot: Pilot[Any], app: ReaApp) -> None:
