@@ -14,6 +14,7 @@ is a repaint, not a layout pass.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from rea_tui.host import CompletionFailure, CompletionPage
 
 SPINNER_DELAY = 0.15
+# Seconds per spinner frame.
+SPINNER_FRAME_SECONDS = 0.08
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 EMPTY_MESSAGE = "no suggestions (empty does not mean none)"
 NOTE_LIMIT = 200
@@ -134,6 +137,8 @@ class CompletionDropdown(Vertical):
         self.expected: str | None = None
         self.values: tuple[str, ...] = ()
         self._spinner: Timer | None = None
+        # Counts the spinner's stops: a start queued before the last stop does nothing.
+        self._spinner_turn = 0
         self._frame = 0
         # (value rows, footer lines, scrolls) the dropdown is sized for; None until the first page.
         self._shape: tuple[int, int, bool] | None = None
@@ -182,7 +187,7 @@ class CompletionDropdown(Vertical):
             self.hide_stale()
         self.open()
         self._stop_spinner()
-        self._spinner = self.set_timer(SPINNER_DELAY, self._start_spinner)
+        self._spinner = self.set_timer(SPINNER_DELAY, partial(self._start_spinner, self._spinner_turn))
 
     def hide_stale(self) -> None:
         """Blank the values if they answer another value than the one asked for.
@@ -193,8 +198,13 @@ class CompletionDropdown(Vertical):
             self.options.set_stale(True)
             self._show_footer(Text())
 
-    def _start_spinner(self) -> None:
-        self._spinner = self.set_interval(0.08, self._spin)
+    def _start_spinner(self, turn: int) -> None:
+        # Textual's set_timer queues its callback on the widget, so a start that came due just before
+        # the answer runs after it, past `_stop_spinner` (and "asking the server…" stayed up under the
+        # values it was asking for). set_interval calls its own at once: `_spin` needs no turn.
+        if turn != self._spinner_turn:
+            return
+        self._spinner = self.set_interval(SPINNER_FRAME_SECONDS, self._spin)
         self._spin()
 
     def _spin(self) -> None:
@@ -202,6 +212,7 @@ class CompletionDropdown(Vertical):
         self._show_footer(Text(f"{SPINNER_FRAMES[self._frame]} asking the server…", style="dim"))
 
     def _stop_spinner(self) -> None:
+        self._spinner_turn += 1
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
