@@ -282,8 +282,11 @@ class ArgumentForm(VerticalScroll):
 
     def make_room_for(self, field: ArgumentField) -> None:
         """Scroll so the field's dropdown fits below it (else the screen edge pushes it over the field)."""
+        # Measured in the form's own space, not on the screen: screen regions follow a scroll only at the
+        # next refresh, and a page shown before it (under load, one right after another) scrolled again.
+        input_bottom = field.input.virtual_region.bottom + field.virtual_region.y + self._fields_box.virtual_region.y
         # Inside the pane's border: the dropdown never covers it.
-        overflow = field.input.region.bottom + field.dropdown.height - self.scrollable_content_region.bottom
+        overflow = input_bottom + field.dropdown.height - (self.scroll_y + self.scrollable_content_region.height)
         if overflow > 0:
             self.scroll_relative(y=overflow, animate=False, immediate=True)
 
