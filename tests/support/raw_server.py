@@ -13,7 +13,7 @@ reports the problem and keeps working:
 - hostile:  escape sequences and Rich markup in every string it sends
 - nocomplete: does not declare the completions capability
 - urlelicit: each tools/call first asks the client to open the URL given as the next argument
-            (URL-mode elicitation), then answers with the action the client chose
+            (URL-mode elicitation; @PATH: the URL in that file), then answers with the action the client chose
 - storm:    right after the handshake, 2,000 prompts/list_changed notifications
 - garbageflood: right after the handshake, 5,000 lines that are not JSON
 - deep:     tools/call is answered with a message nested 100,000 levels deep, ping still works
@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from typing import Any
 
 ESC = "\x1b[31mred\x1b[0m\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\x1b]52;c;cHduZWQ=\x07\x07"
@@ -66,12 +67,17 @@ def main() -> None:
     hostile = mode == "hostile"
     name = f"odd{ESC}{MARKUP}" if hostile else "odd"
     url_to_open = sys.argv[2] if len(sys.argv) > 2 else "https://example.org/"
+    if mode == "urlelicit" and url_to_open.startswith("@"):
+        # A URL longer than one command-line argument may be (128 KiB on Linux) comes from a file.
+        with open(url_to_open[1:], encoding="utf-8") as source:
+            url_to_open = source.read()
     questions = MANY_QUESTIONS
     if mode == "askflood":
         questions = int(sys.argv[2]) if len(sys.argv) > 2 else FLOOD_QUESTIONS
     pending_calls: dict[str, Any] = {}
     answered: set[str] = set()
     many_call: list[Any] = []
+    actions: Counter[str] = Counter()
     secret = os.environ.get("API_TOKEN", "")
     for line in sys.stdin:
         try:
@@ -103,8 +109,12 @@ def main() -> None:
             continue
         if method is None and str(request_id).startswith("many-"):
             answered.add(str(request_id))
+            actions[str((message.get("result") or {}).get("action", "error"))] += 1
             if len(answered) == questions:
-                result(many_call.pop(), {"content": [{"type": "text", "text": f"{len(answered)} answers"}]})
+                text = f"{len(answered)} answers"
+                if mode == "askflood":
+                    text += ": " + ", ".join(f"{count} {action}" for action, count in sorted(actions.items()))
+                result(many_call.pop(), {"content": [{"type": "text", "text": text}]})
             continue
         if method is None and str(request_id) in pending_calls:
             # The client's answer to our URL elicitation: the call it was for can now finish.
