@@ -38,6 +38,7 @@ async def with_server(context: Context, body: ServerBody, *, catalogs: bool = Tr
     args = context.args
     hosted = HostedServer(single_server(context.specs), timeout=args.timeout, memory=ProtocolMemory())
     level: str | None = getattr(args, "log_level", None)
+    hosted.connection.subscribe(bad_output_printer(context.out))
     if level is not None:
         hosted.connection.subscribe(log_printer(context.out, level))
     try:
@@ -76,6 +77,19 @@ def log_printer(out: Output, level: str) -> Callable[[HostEvent], None]:
             logger = f" {event.logger}" if event.logger else ""
             text = event.data if isinstance(event.data, str) else json.dumps(event.data, ensure_ascii=False)
             out.note(f"{sanitize(event.server)} log {sanitize(event.level)}{sanitize(logger)}: {sanitize(text)}")
+
+    return printed
+
+
+def bad_output_printer(out: Output) -> Callable[[HostEvent], None]:
+    """What the server sent that could not be read (a malformed notification, a line that is not JSON): one
+    warning line each on stderr, as the TUI's toast says it."""
+
+    def printed(event: HostEvent) -> None:
+        from rea_tui.host import BadOutputReceived, sanitize_line
+
+        if isinstance(event, BadOutputReceived):
+            out.note(f"rea-tui: warning: {sanitize_line(event.server)}: {sanitize_line(event.message)}")
 
     return printed
 

@@ -84,12 +84,26 @@ class ElicitationAnswers:
         self.out.note(f"  refused, so declined (nothing of the answer was sent): {sanitize(reason, MESSAGE_LIMIT)}")
         return ElicitationAnswer("decline")
 
+    def show_url(self, request: ElicitationRequest) -> None:
+        """As the TUI's URL dialog does: the host and the warnings first, then the message and the URL,
+        each on one line of its own (a newline in either cannot forge a line, a `host:` one say)."""
+        from rea_tui.host import one_line_url, sanitize_line, view_url
+
+        view = view_url(request.url)
+        self.out.note(f"elicitation from {sanitize_line(request.server)}: a URL to open (not opened)")
+        self.out.note(f"  host: {view.host or '(none rea-tui can name)'}")
+        for warning in view.warnings:
+            self.out.note(f"  warning: {warning}")
+        self.out.note(f"  message: {sanitize_line(request.message, MESSAGE_LIMIT)}")
+        self.out.note(f"  URL (one line, escaped): {one_line_url(request.url)}")
+
     async def answer(self, request: ElicitationRequest) -> ElicitationAnswer:
         from rea_tui.host import ElicitationAnswer, sanitize
 
-        self.out.note(f"elicitation from {sanitize(request.server)}: {sanitize(request.message, MESSAGE_LIMIT)}")
         if request.mode == "url":
-            self.out.note(f"  URL (not opened): {sanitize(request.url, MESSAGE_LIMIT)}")
+            self.show_url(request)
+        else:
+            self.out.note(f"elicitation from {sanitize(request.server)}: {sanitize(request.message, MESSAGE_LIMIT)}")
         if self.mode == "cancel":
             self.out.note("  cancelled (--elicit-cancel)")
             return ElicitationAnswer("cancel")

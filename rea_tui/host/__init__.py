@@ -148,6 +148,7 @@ _EXPORTS: dict[str, str] = {
     "sanitize_line": "safe_text",
     "UrlView": "url_safety",
     "view_url": "url_safety",
+    "one_line_url": "url_safety",
     # the completion audit
     "Audit": "audit",
     "AuditOptions": "audit",
@@ -414,6 +415,7 @@ if TYPE_CHECKING:
     from rea_tui.host.transport import start_server_process as start_server_process
     from rea_tui.host.url_elicitation import required_url_elicitations as required_url_elicitations
     from rea_tui.host.url_safety import UrlView as UrlView
+    from rea_tui.host.url_safety import one_line_url as one_line_url
     from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
     from rea_tui.host.workflow import render_prompt as render_prompt

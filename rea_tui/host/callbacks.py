@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from rea_tui.host.roots import Roots
     from rea_tui.host.server_log import ServerLog
+    from rea_tui.host.traffic import TrafficLog
     from rea_tui.host.waiting import AnalystWaits
 
 # Notification classes of the SDK, by name, so this module can load before the SDK does.
@@ -57,6 +58,7 @@ class ServerCallbacks:
     waits: AnalystWaits
     roots: Roots
     log: ServerLog
+    traffic: TrafficLog
 
     @property
     def name(self) -> str:
@@ -78,7 +80,10 @@ class ServerCallbacks:
                 self._emit(ResourceUpdated(self.name, uri))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        event = LogMessageReceived(self.name, str(params.level), params.logger, params.data)
+        # Redacted here, where every view of a log message (Logs tab, `--log-level`, toasts) gets it from.
+        redact = self.traffic.redact
+        logger = None if params.logger is None else redact(params.logger)
+        event = LogMessageReceived(self.name, str(params.level), logger, self.traffic.redact_data(params.data))
         self.log.add(event)
         self._emit(event)
 

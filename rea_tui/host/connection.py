@@ -35,6 +35,7 @@ from rea_tui.host.errors import (
     ServerUnavailable,
 )
 from rea_tui.host.events import (
+    BadOutputReceived,
     ConnectionLost,
     HostEvent,
     ListChanged,
@@ -48,6 +49,7 @@ from rea_tui.host.observers import Listeners, Unsubscribe
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.requests import ProgressCallback, RequestSender
 from rea_tui.host.roots import Roots
+from rea_tui.host.sdk_faults import install_fault_handler, report_faults_to
 from rea_tui.host.sdk_loader import load_sdk
 from rea_tui.host.server_log import ServerLog
 from rea_tui.host.task_board import TaskBoard
@@ -65,6 +67,8 @@ __all__ = ["DEFAULT_TIMEOUT", "MODERN_VERSION", "Connection", "ConnectionState",
 # the terminal, and the traffic log already shows what happened.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 logging.getLogger("mcp").propagate = False
+# The SDK's `client` logger: a malformed notification becomes one line for its connection (sdk_faults).
+install_fault_handler()
 
 ConnectionState = Literal["idle", "connecting", "ready", "failed", "exited", "closed"]
 EventListener = Callable[[HostEvent], None]
@@ -333,6 +337,8 @@ class Connection(RequestSender, ServerCallbacks):
         import mcp_types as types
         from mcp import Client
 
+        report_faults_to(self._sdk_fault)
+
         transport: Any = self._process or http_transport(
             self.spec, self.traffic, status=self.http_status, login=self.login
         )
@@ -369,6 +375,11 @@ class Connection(RequestSender, ServerCallbacks):
             self._client = None
             if self.state == "ready":
                 self.state = "closed" if self._closing else "exited"
+
+    def _sdk_fault(self, message: str) -> None:
+        """A message of the server's the SDK could not read: one line in the traffic log and one event."""
+        self.traffic.record_event("message/invalid", message)
+        self._emit(BadOutputReceived(self.name, message))
 
     def _adopt(self, client: Client) -> None:
         session = client.session

@@ -24,6 +24,8 @@ MAX_PAYLOAD_CHARS = 256 * 1024
 # How many recent results are kept whole, to hand a malformed one back to whoever sent its request.
 RECENT_REPLIES = 64
 REDACTED = "‹redacted›"
+# How deep `redact_data` walks a value before it redacts the rest as text.
+REDACT_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,22 @@ class TrafficLog:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
         return text
+
+    def redact_data(self, data: Any, depth: int = 0) -> Any:
+        """`data` (JSON: a log message's, say) with every string in it redacted, keys included.
+
+        Below `REDACT_DEPTH` levels the rest is redacted as JSON text (a parsed message is bounded in
+        depth already; this keeps the walk bounded whatever it is handed).
+        """
+        if isinstance(data, str):
+            return self.redact(data)
+        if depth >= REDACT_DEPTH and isinstance(data, dict | list):
+            return self.redact(json.dumps(data, ensure_ascii=False, default=str))
+        if isinstance(data, dict):
+            return {self.redact(str(k)): self.redact_data(v, depth + 1) for k, v in data.items()}
+        if isinstance(data, list | tuple):
+            return [self.redact_data(item, depth + 1) for item in data]
+        return data
 
     def record_message(self, direction: Direction, message: dict[str, Any], size: int | None = None) -> TrafficEntry:
         """Record one JSON-RPC message (already parsed) going `direction`."""

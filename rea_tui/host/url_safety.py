@@ -10,11 +10,12 @@ opened (a `javascript:`, `file:` or `data:` URL is shown, never opened).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from rea_tui.host.safe_text import sanitize_line
+from rea_tui.host.safe_text import CONTROLS, INVISIBLE_CONTROLS, sanitize_line
 
 OPENABLE_SCHEMES = ("http", "https")
 URL_LIMIT = 4_000
@@ -45,6 +46,26 @@ def _punycode(host: str) -> str | None:
         return host.encode("idna").decode("ascii")
     except UnicodeError:
         return None
+
+
+# Characters a one-line URL shows escaped: controls (newline included), DEL, C1, the backslash itself (so an
+# escape in the URL cannot pass for one of ours), and every invisible character `sanitize` makes visible.
+_ESCAPED_IN_LINE = re.compile(f"[\\\\{CONTROLS}\t\n{INVISIBLE_CONTROLS}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    character = match.group(0)
+    if character == "\\":
+        return "\\\\"
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def one_line_url(url: str, limit: int = URL_LIMIT) -> str:
+    """`url` as exactly one terminal-safe line: a newline or any control shows as its escape (`\\n` as
+    `\\x0a`), so nothing in the URL can start a line of its own (a forged `host:` line, say)."""
+    shown = _ESCAPED_IN_LINE.sub(_escape, url[:limit])
+    return f"{shown}... ({len(url) - limit:,} more characters)" if len(url) > limit else shown
 
 
 def view_url(url: str) -> UrlView:

@@ -58,7 +58,9 @@ class ReaApp(App[int]):
             id="screenshot",
             tooltip="Save an SVG screenshot of this screen",
         ),
-        Binding("ctrl+q,alt+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui"),
+        # Priority: also from a dialog (a modal leaves only priority bindings of the app active) and from
+        # a field, however many of a server's questions are queued behind it.
+        Binding("ctrl+q,alt+q", "quit", "Quit", id="quit", tooltip="Leave rea-tui", priority=True),
         # Textual adds ctrl+p only when no binding opens the palette, so ours names it too.
         Binding(
             f"{App.COMMAND_PALETTE_BINDING},alt+x",
@@ -134,7 +136,8 @@ class ReaApp(App[int]):
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy goes through here: what reaches the clipboard has no control characters, so a
-        copied value cannot end a bracketed paste (`ESC[201~`) and run what follows it in a shell."""
+        copied value cannot end a bracketed paste (`ESC[201~`) and run what follows it in a shell.
+        Line breaks stay: this is for a block the analyst copies as one (a selection, "Copy block")."""
         super().copy_to_clipboard(sanitize(text, None))
 
     def get_key_display(self, binding: Binding) -> str:
@@ -241,6 +244,7 @@ class ReaApp(App[int]):
 
     async def _end_session(self) -> None:
         """The calls under way cancelled, the servers closed and the session's end recorded."""
+        self.main.servers.close_questions()
         self.main.calls.cancel_all()
         await self.session.close()
 

@@ -6,11 +6,15 @@ the screen. This server lets in only the analyst: it listens on 127.0.0.1, the
 page needs a random token from the URL printed at start (as Jupyter does),
 which it swaps for a SameSite=Strict cookie; the websocket needs that cookie
 and an Origin of this very server; every request needs a Host of this very
-server (no DNS rebinding).
+server (no DNS rebinding). The access log never shows the token: a `token=`
+query value (and the token anywhere else in a line, a Referer say) is
+redacted before a line is written.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,6 +25,10 @@ from textual_serve.server import Server
 LOOPBACK = "127.0.0.1"
 TOKEN_BYTES = 24
 COOKIE = "rea-tui-web"
+# aiohttp's access log (the logger `web.run_app` writes each request line to).
+ACCESS_LOGGER = "aiohttp.access"
+REDACTED = "‹redacted›"
+_TOKEN_QUERY = re.compile(r"([?&;]token=)[^&;\s\"']*")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -32,6 +40,11 @@ class GuardedServer(Server):
         self.token = token or secrets.token_urlsafe(TOKEN_BYTES)
         self.hosts = {f"{LOOPBACK}:{port}", f"localhost:{port}"}
         self.origins = {f"http://{host}" for host in self.hosts}
+
+    def initialize_logging(self) -> None:
+        # textual-serve's hook for its logging set-up: the access log's lines pass the token filter.
+        super().initialize_logging()
+        logging.getLogger(ACCESS_LOGGER).addFilter(TokenFilter(self.token))
 
     @property
     def url(self) -> str:
@@ -61,6 +74,29 @@ class GuardedServer(Server):
         if not secrets.compare_digest(request.cookies.get(COOKIE, ""), self.token):
             raise web.HTTPForbidden(text="open the URL rea-tui web printed (it carries the token)")
         return await handler(request)
+
+
+class TokenFilter(logging.Filter):
+    """Redacts the access token from a log record: its message, arguments and string extras."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def redact(self, value: object) -> object:
+        if isinstance(value, str):
+            return _TOKEN_QUERY.sub(rf"\g<1>{REDACTED}", value).replace(self.token, REDACTED)
+        if isinstance(value, dict):
+            return {key: self.redact(item) for key, item in value.items()}
+        if isinstance(value, tuple):
+            return tuple(self.redact(item) for item in value)
+        return value
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for name, value in list(vars(record).items()):
+            if name not in ("name", "levelname", "pathname", "filename", "module", "funcName"):
+                setattr(record, name, self.redact(value))
+        return True
 
 
 def serve(command: str, port: int, *, title: str, on_ready: Callable[[str], Any]) -> None:

@@ -13,11 +13,15 @@ reports the problem and keeps working:
 - hostile:  escape sequences and Rich markup in every string it sends
 - nocomplete: does not declare the completions capability
 - urlelicit: each tools/call first asks the client to open the URL given as the next argument
-            (URL-mode elicitation), then answers with the action the client chose
+            (URL-mode elicitation; @PATH: the URL in that file), then answers with the action the client chose
 - storm:    right after the handshake, 2,000 prompts/list_changed notifications
 - garbageflood: right after the handshake, 5,000 lines that are not JSON
 - deep:     tools/call is answered with a message nested 100,000 levels deep, ping still works
 - askmany:  each tools/call asks 100 elicitation questions at once, then answers with how many it got
+- askflood: like askmany with the count given as the next argument (10,000 by default)
+- badprogress: each tools/call first sends a notifications/progress whose progress is not a number
+            and a notifications/progress with no params, then answers
+- echolog:  sends $API_TOKEN in log messages (as text and nested in data) and to stderr
 - echosecret: writes $API_TOKEN to stderr and into its error messages, then exits when a tool is called
 """
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from typing import Any
 
 ESC = "\x1b[31mred\x1b[0m\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\x1b]52;c;cHduZWQ=\x07\x07"
@@ -34,6 +39,7 @@ STORM_NOTIFICATIONS = 2_000
 GARBAGE_LINES = 5_000
 DEPTH = 100_000
 MANY_QUESTIONS = 100
+FLOOD_QUESTIONS = 10_000
 
 
 def send(message: dict[str, Any]) -> None:
@@ -61,9 +67,17 @@ def main() -> None:
     hostile = mode == "hostile"
     name = f"odd{ESC}{MARKUP}" if hostile else "odd"
     url_to_open = sys.argv[2] if len(sys.argv) > 2 else "https://example.org/"
+    if mode == "urlelicit" and url_to_open.startswith("@"):
+        # A URL longer than one command-line argument may be (128 KiB on Linux) comes from a file.
+        with open(url_to_open[1:], encoding="utf-8") as source:
+            url_to_open = source.read()
+    questions = MANY_QUESTIONS
+    if mode == "askflood":
+        questions = int(sys.argv[2]) if len(sys.argv) > 2 else FLOOD_QUESTIONS
     pending_calls: dict[str, Any] = {}
     answered: set[str] = set()
     many_call: list[Any] = []
+    actions: Counter[str] = Counter()
     secret = os.environ.get("API_TOKEN", "")
     for line in sys.stdin:
         try:
@@ -79,15 +93,28 @@ def main() -> None:
             elif mode == "garbageflood":
                 sys.stdout.write("not json at all\n" * GARBAGE_LINES)
                 sys.stdout.flush()
-            elif mode == "echosecret":
+            elif mode in ("echosecret", "echolog"):
                 sys.stderr.write(f"raw-server: using token {secret}\n")
                 sys.stderr.flush()
+            if mode == "echolog":
+                for data in (f"using token {secret}", {"request": {"headers": {"Authorization": f"Bearer {secret}"}}}):
+                    send(
+                        {
+                            "jsonrpc": "2.0",
+                            "method": "notifications/message",
+                            "params": {"level": "warning", "logger": f"auth {secret}", "data": data},
+                        }
+                    )
         if request_id is None:
             continue
         if method is None and str(request_id).startswith("many-"):
             answered.add(str(request_id))
-            if len(answered) == MANY_QUESTIONS:
-                result(many_call.pop(), {"content": [{"type": "text", "text": f"{len(answered)} answers"}]})
+            actions[str((message.get("result") or {}).get("action", "error"))] += 1
+            if len(answered) == questions:
+                text = f"{len(answered)} answers"
+                if mode == "askflood":
+                    text += ": " + ", ".join(f"{count} {action}" for action, count in sorted(actions.items()))
+                result(many_call.pop(), {"content": [{"type": "text", "text": text}]})
             continue
         if method is None and str(request_id) in pending_calls:
             # The client's answer to our URL elicitation: the call it was for can now finish.
@@ -105,6 +132,8 @@ def main() -> None:
             capabilities: dict[str, Any] = {"prompts": {}, "tools": {}}
             if mode != "nocomplete":
                 capabilities["completions"] = {}
+            if mode == "echolog":
+                capabilities["logging"] = {}
             result(
                 request_id,
                 {
@@ -167,9 +196,9 @@ def main() -> None:
                 + "}\n"
             )
             sys.stdout.flush()
-        elif method == "tools/call" and mode == "askmany":
+        elif method == "tools/call" and mode in ("askmany", "askflood"):
             many_call.append(request_id)
-            for number in range(MANY_QUESTIONS):
+            for number in range(questions):
                 send(
                     {
                         "jsonrpc": "2.0",
@@ -181,6 +210,17 @@ def main() -> None:
                         },
                     }
                 )
+        elif method == "tools/call" and mode == "badprogress":
+            token = ((message.get("params") or {}).get("_meta") or {}).get("progressToken", request_id)
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": "lots"},
+                }
+            )
+            send({"jsonrpc": "2.0", "method": "notifications/progress"})
+            result(request_id, {"content": [{"type": "text", "text": "done"}]})
         elif method == "tools/call" and mode == "echosecret":
             error(request_id, -32603, f"token {secret} was refused")
         elif method == "tools/call" and mode == "urlelicit":
@@ -199,7 +239,7 @@ def main() -> None:
                 continue
             text = "y" * 5_000_000 if mode == "huge" else f"probe result {ESC if hostile else ''}{MARKUP}"
             result(request_id, {"content": [{"type": "text", "text": text}]})
-        elif method == "ping":
+        elif method == "ping" or (method == "logging/setLevel" and mode == "echolog"):
             result(request_id, {})
         else:
             error(request_id, -32601, f"Method not found: {method}")

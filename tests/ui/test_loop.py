@@ -639,7 +639,7 @@ async def test_a_url_elicitation_shows_the_real_host_and_never_opens_a_javascrip
         await click(pilot, "#run-once")
         dialog = await screen_named(pilot, "ElicitationScreen")
         assert isinstance(dialog, ElicitationScreen)
-        shown = str(dialog.query_one("#elicitation-url", Static).render())
+        shown = str(dialog.query_one("#elicitation-host", Static).render())
         opener = dialog.query_one("#accept", Button)
         assert opener.disabled is not openable
         if openable:

@@ -66,26 +66,53 @@ class QuestionQueue:
     """Servers' questions (elicitation, sampling) take turns: one dialog at a time, however many arrive.
 
     A hundred requests at once would otherwise stack a hundred dialogs; the
-    analyst answers them in order and is told how many are still waiting.
+    analyst answers them in order, sees how many are still waiting, and may
+    decline them all at once (`decline_all`: each waiting request gets its own
+    decline answer, and no dialog is shown for it). Once the app is leaving
+    (`close`), no further dialog is shown: every waiting request is declined.
     """
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
         self._turn = asyncio.Lock()
+        # Requests waiting for their turn (not the one on screen).
         self.waiting = 0
+        # Each request is numbered as it comes; those numbered up to `_declined_through` get their decline.
+        self._asked = 0
+        self._declined_through = 0
+        self.closed = False
 
-    async def ask(self, screen: Callable[[], Screen[Any]], server: str) -> Any:
+    def decline_all(self) -> int:
+        """Decline every request waiting now (the dialog on screen answers its own); how many that was."""
+        self._declined_through = self._asked
+        return self.waiting
+
+    def close(self) -> None:
+        """The app is leaving: no more dialogs. Nothing is answered: the requests end with their connections
+        (answering ten thousand on the way out took minutes)."""
+        self.closed = True
+
+    async def ask(self, screen: Callable[[], Screen[Any]], server: str, declined: Any) -> Any:
+        """Show the dialog `screen()` makes when its turn comes and wait for its answer; `declined` is the
+        answer given without a dialog once the analyst declined all (or the app is leaving)."""
         from rea_tui.ui.text import notify_plain
 
+        self._asked += 1
+        number = self._asked
         self.waiting += 1
+        queued = True
         try:
             async with self._turn:
                 self.waiting -= 1
+                queued = False
+                if self.closed or number <= self._declined_through:
+                    return declined
                 if self.waiting:
                     notify_plain(self.app, f"{self.waiting} more question(s) waiting after this one", title=server)
                 return await ask(self.app, screen())
         finally:
-            self.waiting = max(self.waiting, 0)
+            if queued:  # cancelled while it waited for its turn
+                self.waiting -= 1
 
 
 def install_interaction_handlers(
@@ -99,18 +126,24 @@ def install_interaction_handlers(
     The dialogs (and the schema machinery they import) load with the first question, not with each server.
     """
 
+    from rea_tui.host import ElicitationAnswer, SamplingAnswer
+
     async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
         from rea_tui.ui.screens.elicitation import ElicitationScreen
 
         initial = prefill(request.server) if prefill is not None and request.mode == "form" else None
-        answer: ElicitationAnswer = await queue.ask(lambda: ElicitationScreen(request, initial), request.server)
+        answer: ElicitationAnswer = await queue.ask(
+            lambda: ElicitationScreen(request, initial, queue=queue), request.server, ElicitationAnswer("decline")
+        )
         recorder.elicitation(request, answer)
         return answer
 
     async def sample(request: SamplingRequest) -> SamplingAnswer:
         from rea_tui.ui.screens.elicitation import SamplingScreen
 
-        answer: SamplingAnswer = await queue.ask(lambda: SamplingScreen(request), request.server)
+        answer: SamplingAnswer = await queue.ask(
+            lambda: SamplingScreen(request, queue=queue), request.server, SamplingAnswer(None)
+        )
         recorder.sampling(request, answer)
         return answer
 

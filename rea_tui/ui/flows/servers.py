@@ -135,6 +135,11 @@ class ServerFlow(Flow):
         install_interaction_handlers(self.questions, hosted.connection, self.session.recorder, self.prefill)
         hosted.connection.tasks.subscribe(self._task_seen)
 
+    def close_questions(self) -> None:
+        """The app is leaving: no further question's dialog is shown (each waiting one is declined)."""
+        if self.questions is not None:
+            self.questions.close()
+
     def _task_seen(self, task: TrackedTask) -> None:
         """The first task of the session: say where tasks are listed (f3 is not in the footer)."""
         if not self._told_about_tasks and not task.listed:

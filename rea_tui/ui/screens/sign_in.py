@@ -1,7 +1,7 @@
 """Signing in to a server (OAuth): where the browser was sent, and the wait for it to come back.
 
-The authorization URL is shown in full with its host highlighted (the same
-way a URL elicitation is), so the analyst can check it or open it by hand;
+The authorization URL is shown with its host and warnings first, then the
+URL in a box of bounded height (the same way a URL elicitation is), so the analyst can check it or open it by hand;
 rea-tui opens it in the browser and waits on 127.0.0.1 for the redirect.
 """
 
@@ -12,7 +12,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -40,7 +40,8 @@ class SignInScreen(ModalScreen[None]):
             title = join(Text("Signing in to ", style="bold"), plain_line(self.server, NAME_LIMIT, style="bold"))
             yield Static(title, classes="dialog-title")
             yield Static(Text("Connecting to find out where to sign in…", style="dim"), id="sign-in-status")
-            yield Static("", id="sign-in-url")
+            with VerticalScroll(id="sign-in-url-box"):
+                yield Static("", id="sign-in-url")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="sign-in-close-button")
 

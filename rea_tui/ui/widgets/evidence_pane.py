@@ -255,7 +255,12 @@ class EvidenceDetail(VerticalScroll):
         if entry.finished:
             actions = Horizontal(classes="evidence-actions")
             actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
-            actions.compose_add_child(Button("Copy value", id="copy-value", compact=True))
+            copy_value = Button("Copy value", id="copy-value", compact=True)
+            copy_value.tooltip = "the result as one line (line breaks become spaces)"
+            actions.compose_add_child(copy_value)
+            copy_block = Button("Copy block", id="copy-block", compact=True)
+            copy_block.tooltip = "the result with its line breaks (indented JSON for structured content)"
+            actions.compose_add_child(copy_block)
             if entry.has_structured and entry.narrowing is None:
                 other = "JSON tree" if self.view == "reading" else "listing and tables"
                 toggle = Button(f"{other}  f7", id="toggle-view", compact=True)
@@ -274,9 +279,16 @@ class EvidenceDetail(VerticalScroll):
             self.notify(f"Copied {entry.ref}", markup=False)
         elif event.button.id == "copy-value":
             event.stop()
+            value = json.dumps(entry.structured, ensure_ascii=False) if entry.has_structured else entry.text()
+            # One line: line breaks and tabs become spaces, so a paste into a shell without bracketed
+            # paste cannot run a second line (or complete a name on a tab).
+            self.app.copy_to_clipboard(sanitize_line(value, None))
+            self.notify(f"Copied the value of {entry.ref} as one line ({len(value):,} characters)", markup=False)
+        elif event.button.id == "copy-block":
+            event.stop()
             value = json.dumps(entry.structured, indent=2, ensure_ascii=False) if entry.has_structured else entry.text()
             self.app.copy_to_clipboard(value)
-            self.notify(f"Copied the value of {entry.ref} ({len(value):,} characters)", markup=False)
+            self.notify(f"Copied {entry.ref} with its line breaks ({len(value):,} characters)", markup=False)
         elif event.button.id == "toggle-view":
             event.stop()
             await self.toggle_view()
