@@ -8,6 +8,7 @@ from rea_tui import __version__
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
 from rea_tui.host import LOG_LEVELS, PROTOCOL_CHOICES
+from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES, format_size, parse_size
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -59,6 +60,14 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
         "--timeout", type=float, default=default(DEFAULT_TIMEOUT), metavar="SECONDS", help="per-request timeout"
     )
     group.add_argument(
+        "--max-reply-size",
+        type=_size,
+        default=default(None),
+        metavar="SIZE",
+        help=f"largest HTTP reply, and largest server-sent event, read after decompression "
+        f"(default {format_size(DEFAULT_MAX_REPLY_BYTES).replace(' ', '')}; e.g. 256MiB, 512KiB)",
+    )
+    group.add_argument(
         "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
     )
     group.add_argument(
@@ -75,6 +84,13 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
         default=default(False),
         help="print the traffic log at the end (stderr)",
     )
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

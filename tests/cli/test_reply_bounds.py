@@ -1,0 +1,96 @@
+"""The reply size limit on both HTTP paths: hostile replies end with the same error and exit code, in bounded memory.
+
+Each hostile reply comes from `tests.support.reply_bomb_server` on 127.0.0.1 (generated as it is
+sent); each command runs on the fast path and on the SDK path (`REA_TUI_FULL_PATH=1`) with an
+8 MiB limit, and its own peak RSS is read from the kernel (`os.wait4`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.cli import REPO, rea, rea_command
+from tests.cli.test_lean_http import FULL, assert_same
+from tests.conftest import start_http_server
+from tests.support.peak_rss import Measured, run_measured
+
+MIB = 1024 * 1024
+LIMIT = "8MiB"
+LIMIT_BYTES = 8 * MIB
+# What the process may hold besides the reply (the brief's bound: the limit plus this).
+HEADROOM = 100 * 1000 * 1000
+# A bomb 32 times the limit inflates to 256 MiB: far past it, quick for the server to make.
+BOMB_BYTES = 256 * MIB
+# The plain and SSE replies: 400 MB, generated as they are sent.
+HUGE_BYTES = 400 * 1000 * 1000
+PATHS = {"fast": {}, "sdk": FULL}
+
+
+@pytest.fixture
+def bomb(request: pytest.FixtureRequest) -> Iterator[str]:
+    mode, size, method = request.param
+    process, url = start_http_server(
+        ["-m", "tests.support.reply_bomb_server", mode, "--size", str(size), "--on", method],
+        r"listening on (http://\S+)",
+    )
+    try:
+        yield url
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def measured(*args: str, env: dict[str, str]) -> Measured:
+    environ = {**os.environ, **env}
+    environ.pop("NO_COLOR", None)
+    return run_measured([*rea_command(), *args], env=environ, cwd=REPO)
+
+
+HOSTILE = [
+    pytest.param(("gzip", BOMB_BYTES, "tools/list"), "the reply", id="gzip-bomb"),
+    pytest.param(("deflate", BOMB_BYTES, "tools/list"), "the reply", id="deflate-bomb"),
+    pytest.param(("plain", HUGE_BYTES, "tools/list"), "the reply", id="400MB-json"),
+    pytest.param(("sse-event", HUGE_BYTES, "tools/list"), "one server-sent event", id="400MB-sse-event"),
+]
+
+
+@pytest.mark.parametrize(("bomb", "what"), HOSTILE, indirect=["bomb"])
+def test_a_hostile_reply_ends_with_the_limit_on_both_paths_in_bounded_memory(bomb: str, what: str) -> None:
+    runs = {
+        path: measured("tools", "--url", bomb, "--protocol", "legacy", "--max-reply-size", LIMIT, env=env)
+        for path, env in PATHS.items()
+    }
+    for path, run in runs.items():
+        assert run.code == 4, (path, run.err)
+        assert f"{what} exceeded the reply size limit of 8 MiB" in run.err, (path, run.err)
+        assert "--max-reply-size" in run.err
+        assert run.peak_rss < LIMIT_BYTES + HEADROOM, (path, run.peak_rss)
+    assert runs["fast"].out == runs["sdk"].out
+    assert runs["fast"].err == runs["sdk"].err
+
+
+@pytest.mark.parametrize("bomb", [("gzip", BOMB_BYTES, "tools/call")], indirect=True)
+def test_a_bombed_call_reply_ends_the_same_on_both_paths(bomb: str) -> None:
+    args = ("call", "echo", "text=hi", "--yes", "--json", "--url", bomb, "--protocol", "legacy")
+    fast, sdk = (rea(*args, "--max-reply-size", LIMIT, env=env) for env in PATHS.values())
+    assert fast.code == sdk.code == 4, (fast.err, sdk.err)
+    assert_same(fast, sdk)
+    assert "exceeded the reply size limit of 8 MiB" in fast.out + fast.err
+
+
+@pytest.mark.parametrize("bomb", [("gzip", 4 * MIB, "tools/list")], indirect=True)
+def test_a_compressed_reply_under_the_limit_is_read_on_both_paths(bomb: str) -> None:
+    # The same server and encoding, a reply that fits: both paths decode it and list the tool.
+    for env in PATHS.values():
+        run = rea("tools", "--url", bomb, "--protocol", "legacy", "--max-reply-size", LIMIT, env=env).expect(0)
+        assert "echo" in run.out
+    refused = rea("tools", "--url", bomb, "--protocol", "legacy", "--max-reply-size", "1MiB")
+    assert refused.code == 4 and "limit of 1 MiB" in refused.err
+
+
+def test_a_malformed_size_is_a_usage_error() -> None:
+    run = rea("tools", "--max-reply-size", "lots")
+    assert run.code == 2 and "not a size" in run.err

@@ -1,0 +1,163 @@
+"""A streamable HTTP MCP server whose replies are too big to hold, for the reply size limit's tests and benchmark.
+
+`python -m tests.support.reply_bomb_server MODE [--size BYTES] [--on METHOD]` prints
+`reply-bomb listening on http://127.0.0.1:PORT/mcp`. It answers `initialize` (legacy,
+2025-11-25, with a session id), takes notifications (202), refuses the GET stream (405), and
+answers METHOD (`tools/list` unless given) with SIZE bytes (after decompression) of:
+
+- `gzip`: one JSON-RPC reply, gzip-encoded: SIZE spaces, then the message (JSON allows the
+  whitespace), so a 1 GiB reply is about a megabyte on the wire;
+- `deflate`: the same, deflate-encoded (a zlib stream, as HTTP's `deflate` is);
+- `plain`: one JSON-RPC reply, not encoded, its `result` padded with a SIZE-byte string,
+  generated as it is sent (nothing of that size is ever held);
+- `sse-event`: an event stream whose one `message` event carries a SIZE-byte data line;
+- `small`: the plain reply with no padding (a control: the same server, a reply that fits).
+
+Other methods get a small, ordinary reply (`tools/list` lists one tool, `echo`, when it is
+not the bombed method), so `call echo` reaches a bombed `tools/call`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MIB = 1024 * 1024
+DEFAULT_SIZE = 400 * 1000 * 1000
+SESSION = "reply-bomb-1"
+LEGACY_VERSION = "2025-11-25"
+# Bytes generated and written at a time.
+WRITE_BLOCK = MIB
+ECHO_TOOL = {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+
+
+def _compressed_padding(size: int, wbits: int) -> tuple[bytes, Any]:
+    """What `size` spaces compress to, and the compressor after them (copied for each reply's message)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    block = b" " * WRITE_BLOCK
+    parts = []
+    for start in range(0, size, WRITE_BLOCK):
+        parts.append(compressor.compress(block[: min(WRITE_BLOCK, size - start)]))
+    return b"".join(parts), compressor
+
+
+class BombServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, mode: str, size: int, method: str) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.mode = mode
+        self.size = size
+        self.method = method
+        self.compressed: tuple[bytes, Any] | None = None
+        if mode in ("gzip", "deflate"):
+            self.compressed = _compressed_padding(size, zlib.MAX_WBITS | 16 if mode == "gzip" else zlib.MAX_WBITS)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: BombServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._send(405, b"", "text/plain")
+
+    def do_DELETE(self) -> None:
+        self._send(200, b"", "text/plain")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        message = json.loads(self.rfile.read(length) or b"null")
+        if not isinstance(message, dict) or "id" not in message:
+            self._send(202, b"", "text/plain")
+            return
+        method, request_id = message.get("method"), message["id"]
+        try:
+            if method == self.server.method:
+                self._bomb(request_id)
+            else:
+                self._reply(request_id, self._ordinary(method))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: what the limit is for
+
+    def _ordinary(self, method: Any) -> dict[str, Any]:
+        if method == "initialize":
+            return {
+                "protocolVersion": LEGACY_VERSION,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "reply-bomb", "version": "1.0"},
+            }
+        if method == "tools/list":
+            return {"tools": [ECHO_TOOL]}
+        if method == "tools/call":
+            return {"content": [{"type": "text", "text": "hi"}]}
+        return {}
+
+    def _reply(self, request_id: Any, result: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode()
+        self._send(200, body, "application/json")
+
+    def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.send_header("mcp-session-id", SESSION)
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _bomb(self, request_id: Any) -> None:
+        mode, size = self.server.mode, self.server.size
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": self._ordinary(self.server.method)}
+        if self.server.compressed is not None:
+            padding, compressor = self.server.compressed
+            tail = compressor.copy()
+            body = padding + tail.compress(json.dumps(reply).encode()) + tail.flush()
+            self._send(200, body, "application/json", {"content-encoding": mode})
+            return
+        if mode == "small":
+            self._reply(request_id, reply["result"])
+            return
+        result = {**reply["result"], "padding": "<pad>"}
+        text = json.dumps({**reply, "result": result})
+        if mode == "sse-event":
+            head, tail = b"event: message\ndata: " + text.split('"<pad>"')[0].encode() + b'"', b'"}}\n\n'
+            content_type = "text/event-stream"
+        else:
+            head, tail = (part.encode() for part in text.split("<pad>"))
+            content_type = "application/json"
+        self.send_response(200)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(head) + size + len(tail)))
+        self.send_header("mcp-session-id", SESSION)
+        self.end_headers()
+        self.wfile.write(head)
+        block = b"A" * WRITE_BLOCK
+        for start in itertools.count(0, WRITE_BLOCK):
+            if start >= size:
+                break
+            self.wfile.write(block[: min(WRITE_BLOCK, size - start)])
+        self.wfile.write(tail)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=("gzip", "deflate", "plain", "sse-event", "small"))
+    parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
+    parser.add_argument("--on", default="tools/list", dest="method")
+    args = parser.parse_args()
+    server = BombServer(args.mode, args.size, args.method)
+    print(f"reply-bomb listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
