@@ -47,7 +47,9 @@ def run_measured(
         with pipe:
             captured[name] = pipe.read()
 
-    readers = [threading.Thread(target=drain, args=(n, p)) for n, p in (("out", process.stdout), ("err", process.stderr))]
+    readers = [
+        threading.Thread(target=drain, args=(n, p)) for n, p in (("out", process.stdout), ("err", process.stderr))
+    ]
     for reader in readers:
         reader.start()
     timer = threading.Timer(timeout, process.kill)
