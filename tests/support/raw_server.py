@@ -19,6 +19,8 @@ reports the problem and keeps working:
 - deep:     tools/call is answered with a message nested 100,000 levels deep, ping still works
 - askmany:  each tools/call asks 100 elicitation questions at once, then answers with how many it got
 - echosecret: writes $API_TOKEN to stderr and into its error messages, then exits when a tool is called
+- endlesstask: declares tasks; its tool runs only as a task, which stays "working" until cancelled
+            (tasks/result is never answered)
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ STORM_NOTIFICATIONS = 2_000
 GARBAGE_LINES = 5_000
 DEPTH = 100_000
 MANY_QUESTIONS = 100
+ENDLESS_TASK = "endless-1"
 
 
 def send(message: dict[str, Any]) -> None:
@@ -103,6 +106,8 @@ def main() -> None:
             sys.stdout.flush()
         if method == "initialize":
             capabilities: dict[str, Any] = {"prompts": {}, "tools": {}}
+            if mode == "endlesstask":
+                capabilities["tasks"] = {"requests": {"tools": {"call": {}}}, "cancel": {}, "list": {}}
             if mode != "nocomplete":
                 capabilities["completions"] = {}
             result(
@@ -153,10 +158,26 @@ def main() -> None:
                             "name": "probe",
                             "description": f"Probe {ESC}" if hostile else "Probe.",
                             "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                            **({"execution": {"taskSupport": "required"}} if mode == "endlesstask" else {}),
                         }
                     ]
                 },
             )
+        elif mode == "endlesstask" and method in ("tools/call", "tasks/get", "tasks/cancel"):
+            status = "cancelled" if method == "tasks/cancel" else "working"
+            task = {
+                "taskId": ENDLESS_TASK,
+                "status": status,
+                "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:00Z",
+                "ttl": 60_000,
+                "pollInterval": 100,
+            }
+            sys.stderr.write(f"raw-server: {method}\n")
+            sys.stderr.flush()
+            result(request_id, {"task": task} if method == "tools/call" else task)
+        elif method == "tasks/result":
+            continue  # the endless task never has one
         elif method == "tools/call" and mode == "deep":
             sys.stdout.write(
                 '{"jsonrpc": "2.0", "id": '
