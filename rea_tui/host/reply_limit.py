@@ -33,11 +33,13 @@ DEFAULT_MAX_REPLY_BYTES = 64 * MIB
 DECODE_CHUNK_BYTES = 256 * KIB
 # Stacked content codings taken at most (httpx2's MultiDecoder takes five too).
 MAX_ENCODING_LAYERS = 5
+# A zlib stream's header, checked before any output: what tells it from a raw deflate stream.
+ZLIB_HEADER_BYTES = 2
 # The codings decoded here; httpx2 without brotli/zstandard offers only these, and passes others through.
 _GZIP = ("gzip", "x-gzip")
 _DEFLATE = "deflate"
 # Two line ends in a row end a server-sent event (CR, LF and CRLF end lines).
-_EVENT_ENDS = (b"\n\n", b"\r\r", b"\n\r")
+_EVENT_END = re.compile(rb"\n\n|\r\r|\n\r")
 _SIZE = re.compile(r"\s*(\d+)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": KIB, "kb": KIB, "kib": KIB, "m": MIB, "mb": MIB, "mib": MIB}
 _UNITS |= {"g": GIB, "gb": GIB, "gib": GIB}
@@ -107,6 +109,8 @@ class _Inflater:
 
     def __init__(self, encoding: str) -> None:
         self._raw_fallback = encoding == _DEFLATE
+        # While a raw stream may still be what this is: the bytes so far, to read again as one.
+        self._head = b""
         self._zlib = zlib.decompressobj(zlib.MAX_WBITS if self._raw_fallback else zlib.MAX_WBITS | 16)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
@@ -116,6 +120,8 @@ class _Inflater:
             piece = self._decompress(self._zlib.unconsumed_tail)
 
     def _decompress(self, data: bytes) -> bytes:
+        if self._raw_fallback:
+            self._head += data
         try:
             piece = self._zlib.decompress(data, DECODE_CHUNK_BYTES)
         except zlib.error as exc:
@@ -123,8 +129,10 @@ class _Inflater:
                 raise BodyUndecodable(str(exc)) from None
             self._raw_fallback = False
             self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-            return self._decompress(data)
-        self._raw_fallback = False
+            head, self._head = self._head, b""
+            return self._decompress(head)
+        if self._raw_fallback and len(self._head) >= ZLIB_HEADER_BYTES:
+            self._raw_fallback, self._head = False, b""  # the header checked out: a zlib stream
         return piece
 
     def finish(self) -> bytes:
@@ -186,10 +194,15 @@ class BoundedBody:
             if self.decoded > self.limit:
                 raise reply_too_large(self.limit, event=False)
             return piece
-        # The bytes since the last blank line: the event being read (a bit more than its fields).
+        # The bytes between blank lines: each event (a bit more than its fields). The last byte of the
+        # piece before is looked at again, for a blank line that the two pieces share.
         joined = self._last + piece
-        end = max(joined.rfind(mark) for mark in _EVENT_ENDS)
-        self._event = len(joined) - (end + 2) if end >= 0 else self._event + len(piece)
+        carried, start = self._event, len(self._last)
+        for end in _EVENT_END.finditer(joined):
+            if carried + max(end.start() - start, 0) > self.limit:
+                raise reply_too_large(self.limit, event=True)
+            carried, start = 0, end.end()
+        self._event = carried + max(len(joined) - start, 0)
         self._last = piece[-1:]
         if self._event > self.limit:
             raise reply_too_large(self.limit, event=True)

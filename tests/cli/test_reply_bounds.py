@@ -94,3 +94,17 @@ def test_a_compressed_reply_under_the_limit_is_read_on_both_paths(bomb: str) -> 
 def test_a_malformed_size_is_a_usage_error() -> None:
     run = rea("tools", "--max-reply-size", "lots")
     assert run.code == 2 and "not a size" in run.err
+
+
+@pytest.mark.parametrize("bomb", [("legacy-sse", HUGE_BYTES, "tools/list")], indirect=True)
+def test_the_legacy_sse_transport_holds_an_event_to_the_limit(bomb: str) -> None:
+    # Only the SDK path speaks the legacy transport (a URL ending in /sse).
+    run = measured("tools", "--url", bomb, "--max-reply-size", LIMIT, env={})
+    assert run.code == 4, run.err
+    assert "one server-sent event exceeded the reply size limit of 8 MiB" in run.err
+    assert run.peak_rss < LIMIT_BYTES + HEADROOM, run.peak_rss
+
+
+@pytest.mark.parametrize("bomb", [("legacy-sse", 0, "none")], indirect=True)
+def test_the_legacy_sse_transport_reads_ordinary_replies(bomb: str) -> None:
+    assert "echo" in rea("tools", "--url", bomb, "--max-reply-size", LIMIT).expect(0).out

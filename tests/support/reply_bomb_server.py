@@ -11,7 +11,9 @@ answers METHOD (`tools/list` unless given) with SIZE bytes (after decompression)
 - `plain`: one JSON-RPC reply, not encoded, its `result` padded with a SIZE-byte string,
   generated as it is sent (nothing of that size is ever held);
 - `sse-event`: an event stream whose one `message` event carries a SIZE-byte data line;
-- `small`: the plain reply with no padding (a control: the same server, a reply that fits).
+- `small`: the plain reply with no padding (a control: the same server, a reply that fits);
+- `legacy-sse`: the legacy HTTP+SSE transport (`GET /sse`, then `POST /messages`): replies come
+  as events on the stream, METHOD's as one event with a SIZE-byte data line.
 
 Other methods get a small, ordinary reply (`tools/list` lists one tool, `echo`, when it is
 not the bombed method), so `call echo` reaches a bombed `tools/call`.
@@ -20,8 +22,8 @@ not the bombed method), so `call echo` reaches a bombed `tools/call`.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
+import queue
 import sys
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -54,6 +56,8 @@ class BombServer(ThreadingHTTPServer):
         self.mode = mode
         self.size = size
         self.method = method
+        # The legacy transport's stream: replies to send, or the id of the one to send as the giant event.
+        self.outbox: queue.Queue[bytes | int | str] = queue.Queue()
         self.compressed: tuple[bytes, Any] | None = None
         if mode in ("gzip", "deflate"):
             self.compressed = _compressed_padding(size, zlib.MAX_WBITS | 16 if mode == "gzip" else zlib.MAX_WBITS)
@@ -67,7 +71,26 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        self._send(405, b"", "text/plain")
+        if self.server.mode != "legacy-sse":
+            self._send(405, b"", "text/plain")
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
+            self.wfile.flush()
+            while True:
+                item = self.server.outbox.get()
+                if isinstance(item, bytes):
+                    self.wfile.write(b"event: message\ndata: " + item + b"\n\n")
+                    self.wfile.flush()
+                else:
+                    self._padded(item, b"event: message\ndata: ", b"\n\n", "text/event-stream", headers=False)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def do_DELETE(self) -> None:
         self._send(200, b"", "text/plain")
@@ -79,6 +102,14 @@ class Handler(BaseHTTPRequestHandler):
             self._send(202, b"", "text/plain")
             return
         method, request_id = message.get("method"), message["id"]
+        if self.server.mode == "legacy-sse":
+            self._send(202, b"", "text/plain")
+            if method == self.server.method:
+                self.server.outbox.put(request_id)
+            else:
+                reply = {"jsonrpc": "2.0", "id": request_id, "result": self._ordinary(method)}
+                self.server.outbox.put(json.dumps(reply).encode())
+            return
         try:
             if method == self.server.method:
                 self._bomb(request_id)
@@ -115,7 +146,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _bomb(self, request_id: Any) -> None:
-        mode, size = self.server.mode, self.server.size
+        mode = self.server.mode
         reply = {"jsonrpc": "2.0", "id": request_id, "result": self._ordinary(self.server.method)}
         if self.server.compressed is not None:
             padding, compressor = self.server.compressed
@@ -126,36 +157,40 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "small":
             self._reply(request_id, reply["result"])
             return
-        result = {**reply["result"], "padding": "<pad>"}
-        text = json.dumps({**reply, "result": result})
         if mode == "sse-event":
-            head, tail = b"event: message\ndata: " + text.split('"<pad>"')[0].encode() + b'"', b'"}}\n\n'
-            content_type = "text/event-stream"
+            self._padded(request_id, b"event: message\ndata: ", b"\n\n", "text/event-stream")
         else:
-            head, tail = (part.encode() for part in text.split("<pad>"))
-            content_type = "application/json"
-        self.send_response(200)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(head) + size + len(tail)))
-        self.send_header("mcp-session-id", SESSION)
-        self.end_headers()
+            self._padded(request_id, b"", b"", "application/json")
+
+    def _padded(self, request_id: Any, before: bytes, after: bytes, content_type: str, *, headers: bool = True) -> None:
+        """The reply to METHOD with a SIZE-byte string in its result, written as it is made."""
+        size = self.server.size
+        result = {**self._ordinary(self.server.method), "padding": "<pad>"}
+        text = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+        head, tail = (part.encode() for part in text.split("<pad>"))
+        head, tail = before + head, tail + after
+        if headers:
+            self.send_response(200)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(head) + size + len(tail)))
+            self.send_header("mcp-session-id", SESSION)
+            self.end_headers()
         self.wfile.write(head)
         block = b"A" * WRITE_BLOCK
-        for start in itertools.count(0, WRITE_BLOCK):
-            if start >= size:
-                break
+        for start in range(0, size, WRITE_BLOCK):
             self.wfile.write(block[: min(WRITE_BLOCK, size - start)])
         self.wfile.write(tail)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("gzip", "deflate", "plain", "sse-event", "small"))
+    parser.add_argument("mode", choices=("gzip", "deflate", "plain", "sse-event", "small", "legacy-sse"))
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
     parser.add_argument("--on", default="tools/list", dest="method")
     args = parser.parse_args()
     server = BombServer(args.mode, args.size, args.method)
-    print(f"reply-bomb listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
+    path = "/sse" if args.mode == "legacy-sse" else "/mcp"
+    print(f"reply-bomb listening on http://127.0.0.1:{server.server_address[1]}{path}", file=sys.stderr, flush=True)
     server.serve_forever()
 
 
