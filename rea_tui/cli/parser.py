@@ -57,7 +57,11 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
     group.add_argument("--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line")
     group.add_argument("--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)")
     group.add_argument(
-        "--timeout", type=float, default=default(DEFAULT_TIMEOUT), metavar="SECONDS", help="per-request timeout"
+        "--timeout",
+        type=float,
+        default=default(DEFAULT_TIMEOUT),
+        metavar="SECONDS",
+        help="timeout of connecting and of each request, and of a task's whole wait (call --task-timeout)",
     )
     group.add_argument(
         "--max-reply-size",
