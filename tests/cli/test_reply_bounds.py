@@ -8,6 +8,7 @@ sent); each command runs on the fast path and on the SDK path (`REA_TUI_FULL_PAT
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -108,3 +109,13 @@ def test_the_legacy_sse_transport_holds_an_event_to_the_limit(bomb: str) -> None
 @pytest.mark.parametrize("bomb", [("legacy-sse", 0, "none")], indirect=True)
 def test_the_legacy_sse_transport_reads_ordinary_replies(bomb: str) -> None:
     assert "echo" in rea("tools", "--url", bomb, "--max-reply-size", LIMIT).expect(0).out
+
+
+@pytest.mark.parametrize("bomb", [("oauth-gzip", BOMB_BYTES, "none")], indirect=True)
+def test_oauth_metadata_is_held_to_the_limit_when_signing_in(bomb: str) -> None:
+    headless = f"{sys.executable} {REPO / 'tests' / 'support' / 'headless_signin.py'} %s"
+    env = {"BROWSER": headless, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    run = measured("auth", "login", "--url", bomb, "--max-reply-size", LIMIT, "--login-timeout", "10", env=env)
+    assert run.code == 4, run.err
+    assert "the reply exceeded the reply size limit of 8 MiB" in run.err
+    assert run.peak_rss < LIMIT_BYTES + HEADROOM, run.peak_rss

@@ -12,6 +12,8 @@ answers METHOD (`tools/list` unless given) with SIZE bytes (after decompression)
   generated as it is sent (nothing of that size is ever held);
 - `sse-event`: an event stream whose one `message` event carries a SIZE-byte data line;
 - `small`: the plain reply with no padding (a control: the same server, a reply that fits);
+- `oauth-gzip`: every POST is refused with 401, naming resource metadata on the same origin, and
+  that metadata (`GET /.well-known/...`) is a gzip bomb of SIZE bytes;
 - `legacy-sse`: the legacy HTTP+SSE transport (`GET /sse`, then `POST /messages`): replies come
   as events on the stream, METHOD's as one event with a SIZE-byte data line.
 
@@ -59,8 +61,8 @@ class BombServer(ThreadingHTTPServer):
         # The legacy transport's stream: replies to send, or the id of the one to send as the giant event.
         self.outbox: queue.Queue[bytes | int | str] = queue.Queue()
         self.compressed: tuple[bytes, Any] | None = None
-        if mode in ("gzip", "deflate"):
-            self.compressed = _compressed_padding(size, zlib.MAX_WBITS | 16 if mode == "gzip" else zlib.MAX_WBITS)
+        if mode in ("gzip", "deflate", "oauth-gzip"):
+            self.compressed = _compressed_padding(size, zlib.MAX_WBITS if mode == "deflate" else zlib.MAX_WBITS | 16)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -71,6 +73,12 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.server.mode == "oauth-gzip" and self.path.startswith("/.well-known/"):
+            padding, compressor = self.server.compressed or (b"", None)
+            tail = compressor.copy()
+            body = padding + tail.compress(b'{"resource": "x"}') + tail.flush()
+            self._send(200, body, "application/json", {"content-encoding": "gzip"})
+            return
         if self.server.mode != "legacy-sse":
             self._send(405, b"", "text/plain")
             return
@@ -102,6 +110,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(202, b"", "text/plain")
             return
         method, request_id = message.get("method"), message["id"]
+        if self.server.mode == "oauth-gzip":
+            port = self.server.server_address[1]
+            metadata = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+            self._send(401, b"", "text/plain", {"www-authenticate": f'Bearer resource_metadata="{metadata}"'})
+            return
         if self.server.mode == "legacy-sse":
             self._send(202, b"", "text/plain")
             if method == self.server.method:
@@ -184,7 +197,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("gzip", "deflate", "plain", "sse-event", "small", "legacy-sse"))
+    parser.add_argument("mode", choices=("gzip", "deflate", "plain", "sse-event", "small", "legacy-sse", "oauth-gzip"))
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
     parser.add_argument("--on", default="tools/list", dest="method")
     args = parser.parse_args()
