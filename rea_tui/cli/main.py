@@ -58,7 +58,7 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
     if pairs:
         args.pairs = [*args.pairs, *pairs]
     if args.max_reply_size is not None:
-        from rea_tui.host.reply_limit import set_max_reply_bytes
+        from rea_tui.host import set_max_reply_bytes
 
         set_max_reply_bytes(args.max_reply_size)
     try:

@@ -7,8 +7,7 @@ import argparse
 from rea_tui import __version__
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
-from rea_tui.host import LOG_LEVELS, PROTOCOL_CHOICES
-from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES, format_size, parse_size
+from rea_tui.host import DEFAULT_MAX_REPLY_BYTES, LOG_LEVELS, PROTOCOL_CHOICES, format_size, parse_size
 
 DEFAULT_TIMEOUT = 30.0
 

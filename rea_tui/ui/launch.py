@@ -23,7 +23,7 @@ def run_app(
 
     `max_reply_size`: `--max-reply-size`, which wins over the settings' `max_reply_size`.
     """
-    from rea_tui.host.reply_limit import set_max_reply_bytes
+    from rea_tui.host import set_max_reply_bytes
     from rea_tui.ui.runtime import apply_frame_rate
     from rea_tui.ui.settings import AppSettings
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES
+from rea_tui.host import DEFAULT_MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
