@@ -7,8 +7,10 @@ endpoint behind a protocol error. `HttpStatusLog` watches the responses of an
 httpx client (a response hook) and keeps the failed ones; `error_for` turns
 such a stand-in back into what happened: `AuthorizationRequired` for 401/403,
 `HttpStatusError` for the rest. A reply cut at the reply size limit is kept
-here too (`record_oversize`): whatever stand-in the reader made of it, the
-request's error is the `ReplyTooLarge` that says which limit and how to raise it.
+here too (`record_oversize`): the stand-in the reader made of it (its words
+quoted in a parse or stream failure, a lost connection, an HTTP stand-in)
+becomes the `ReplyTooLarge` that says which limit and how to raise it; a real
+JSON-RPC error of the server stays what it is.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.errors import AuthorizationRequired, HostError, HttpStatusError
+from rea_tui.host.lean_wire import CONNECTION_CLOSED  # the SDK's stand-in for a connection or stream lost
 
 if TYPE_CHECKING:
     import httpx2
@@ -104,7 +107,9 @@ class HttpStatusLog:
         A reply cut at the size limit since `mark` is that error, whatever the reader made of it.
         """
         oversize = self.oversize_since(mark)
-        if oversize is not None:
+        if oversize is not None and (
+            str(oversize) in message or code == CONNECTION_CLOSED or message in STAND_IN_MESSAGES
+        ):
             return oversize
         if message not in STAND_IN_MESSAGES:
             return None

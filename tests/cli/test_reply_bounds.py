@@ -75,8 +75,21 @@ def test_a_hostile_reply_ends_with_the_limit_on_both_paths_in_bounded_memory(bom
 
 @pytest.mark.parametrize("bomb", [("gzip", BOMB_BYTES, "tools/call")], indirect=True)
 def test_a_bombed_call_reply_ends_the_same_on_both_paths(bomb: str) -> None:
-    args = ("call", "echo", "text=hi", "--yes", "--json", "--url", bomb, "--protocol", "legacy")
-    fast, sdk = (rea(*args, "--max-reply-size", LIMIT, env=env) for env in PATHS.values())
+    # The limit given before the command, as any server option may be.
+    args = (
+        "--max-reply-size",
+        LIMIT,
+        "call",
+        "echo",
+        "text=hi",
+        "--yes",
+        "--json",
+        "--url",
+        bomb,
+        "--protocol",
+        "legacy",
+    )
+    fast, sdk = (rea(*args, env=env) for env in PATHS.values())
     assert fast.code == sdk.code == 4, (fast.err, sdk.err)
     assert_same(fast, sdk)
     assert "exceeded the reply size limit of 8 MiB" in fast.out + fast.err
