@@ -80,6 +80,8 @@ class Reply:
             while True:
                 raw = self.response.read1(READ_CHUNK_BYTES)
                 if not raw:
+                    if self.response.length:  # the connection ended before the length it declared
+                        raise http.client.IncompleteRead(b"", self.response.length)
                     return b"".join(self._body.finish())
                 decoded = b"".join(self._body.feed(raw))
                 if decoded:

@@ -56,6 +56,8 @@ class AppSettings:
             for f in fields(cls)
             if f.name in data and type(data[f.name]) is type(getattr(defaults, f.name))
         }
+        if values.get("max_reply_size", 1) < 1:
+            del values["max_reply_size"]  # no reply fits in less than a byte: the default stays
         return replace(defaults, **values)
 
 

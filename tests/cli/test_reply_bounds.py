@@ -2,7 +2,8 @@
 
 Each hostile reply comes from `tests.support.reply_bomb_server` on 127.0.0.1 (generated as it is
 sent); each command runs on the fast path and on the SDK path (`REA_TUI_FULL_PATH=1`) with an
-8 MiB limit, and its own peak RSS is read from the kernel (`os.wait4`).
+8 MiB limit, and its own peak RSS is read from the kernel (`os.wait4`). The legacy SSE transport
+and OAuth metadata (while signing in) have only the SDK path; they are held to the same limit.
 """
 
 from __future__ import annotations
