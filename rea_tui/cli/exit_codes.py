@@ -22,8 +22,9 @@ class ExitCode(IntEnum):
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not run or tool error, 2 usage, 3 server unavailable or exited\n"
-    "(HTTP 404: no MCP endpoint; HTTP 5xx), 4 protocol error, 5 timeout, 6 narrowing question,\n"
-    "7 audit found an error, 8 authorization needed (HTTP 401/403: run `rea-tui auth login NAME`),\n"
+    "(HTTP 404: no MCP endpoint; HTTP 5xx), 4 protocol error (or a reply over --max-reply-size),\n"
+    "5 timeout, 6 narrowing question, 7 audit found an error,\n"
+    "8 authorization needed (HTTP 401/403: run `rea-tui auth login NAME`),\n"
     "130 interrupted."
 )
 

@@ -57,6 +57,10 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown or pairs)}")
     if pairs:
         args.pairs = [*args.pairs, *pairs]
+    if args.max_reply_size is not None:
+        from rea_tui.host import set_max_reply_bytes
+
+        set_max_reply_bytes(args.max_reply_size)
     try:
         selection = selection_from(args, stdio_tail)
         # The TUI asks for `${input:NAME}` values in a dialog, when the server that uses them starts.
@@ -66,7 +70,15 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
             from rea_tui.ui.launch import run_tui
 
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
-            return int(run_tui(specs, timeout=args.timeout, inputs=deferred, offer_discovered=nothing_configured))
+            return int(
+                run_tui(
+                    specs,
+                    timeout=args.timeout,
+                    inputs=deferred,
+                    offer_discovered=nothing_configured,
+                    max_reply_size=args.max_reply_size,
+                )
+            )
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
         context = Context(args, specs, selection, full_argv, out)
         # The one-shot HTTP commands skip the SDK's import when the lean client can answer for it.

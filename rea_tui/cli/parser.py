@@ -7,7 +7,7 @@ import argparse
 from rea_tui import __version__
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
-from rea_tui.host import LOG_LEVELS, PROTOCOL_CHOICES
+from rea_tui.host import DEFAULT_MAX_REPLY_BYTES, LOG_LEVELS, PROTOCOL_CHOICES, format_size, parse_size
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -56,7 +56,19 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
     group.add_argument("--stdio", metavar="'COMMAND ARGS'", default=default(None), help="a stdio server command line")
     group.add_argument("--config", metavar="PATH", default=default(None), help="config file (mcpServers or VS Code)")
     group.add_argument(
-        "--timeout", type=float, default=default(DEFAULT_TIMEOUT), metavar="SECONDS", help="per-request timeout"
+        "--timeout",
+        type=float,
+        default=default(DEFAULT_TIMEOUT),
+        metavar="SECONDS",
+        help="timeout of connecting and of each request, and of a task's whole wait (call --task-timeout)",
+    )
+    group.add_argument(
+        "--max-reply-size",
+        type=_size,
+        default=default(None),
+        metavar="SIZE",
+        help=f"largest HTTP reply, and largest server-sent event, read after decompression "
+        f"(default {format_size(DEFAULT_MAX_REPLY_BYTES).replace(' ', '')}; e.g. 256MiB, 512KiB)",
     )
     group.add_argument(
         "--protocol", choices=PROTOCOL_CHOICES, default=default(None), help="pin the protocol generation"
@@ -75,6 +87,13 @@ def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
         default=default(False),
         help="print the traffic log at the end (stderr)",
     )
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

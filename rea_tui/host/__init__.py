@@ -215,6 +215,11 @@ _EXPORTS: dict[str, str] = {
     "InputAsker": "session",
     "parse_content": "models",
     "required_url_elicitations": "url_elicitation",
+    "DEFAULT_MAX_REPLY_BYTES": "reply_limit",
+    "ReplyTooLarge": "reply_limit",
+    "format_size": "reply_limit",
+    "parse_size": "reply_limit",
+    "set_max_reply_bytes": "reply_limit",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -350,6 +355,11 @@ if TYPE_CHECKING:
     from rea_tui.host.replay_plan import workflow_from_record as workflow_from_record
     from rea_tui.host.replay_servers import choose_servers as choose_servers
     from rea_tui.host.replay_servers import recorded_servers as recorded_servers
+    from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
+    from rea_tui.host.reply_limit import ReplyTooLarge as ReplyTooLarge
+    from rea_tui.host.reply_limit import format_size as format_size
+    from rea_tui.host.reply_limit import parse_size as parse_size
+    from rea_tui.host.reply_limit import set_max_reply_bytes as set_max_reply_bytes
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
     from rea_tui.host.roots import Root as Root

@@ -400,6 +400,9 @@ class Connection(RequestSender, ServerCallbacks):
 
         if isinstance(exc, HostError):
             return exc
+        oversize = self.http_status.oversize_since(self._connect_mark)
+        if oversize is not None:
+            return oversize  # a reply cut at the size limit (OAuth metadata too), whatever its reader made of it
         if isinstance(exc, BaseExceptionGroup):
             inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
             if inner:

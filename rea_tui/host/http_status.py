@@ -6,7 +6,11 @@ stand-in JSON-RPC error (404 becomes -32601 "Not Found", anything else -32603
 endpoint behind a protocol error. `HttpStatusLog` watches the responses of an
 httpx client (a response hook) and keeps the failed ones; `error_for` turns
 such a stand-in back into what happened: `AuthorizationRequired` for 401/403,
-`HttpStatusError` for the rest.
+`HttpStatusError` for the rest. A reply cut at the reply size limit is kept
+here too (`record_oversize`): the stand-in the reader made of it (its words
+quoted in a parse or stream failure, a lost connection, an HTTP stand-in)
+becomes the `ReplyTooLarge` that says which limit and how to raise it; a real
+JSON-RPC error of the server stays what it is.
 """
 
 from __future__ import annotations
@@ -18,9 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.errors import AuthorizationRequired, HostError, HttpStatusError
+from rea_tui.host.lean_wire import CONNECTION_CLOSED  # the SDK's stand-in for a connection or stream lost
 
 if TYPE_CHECKING:
     import httpx2
+
+    from rea_tui.host.reply_limit import ReplyTooLarge
 
 # The messages of the SDK's stand-in errors for an HTTP status without a JSON-RPC body.
 STAND_IN_MESSAGES = ("Server returned an error response", "Not Found")
@@ -52,6 +59,8 @@ class HttpStatusLog:
         self._seq = 0
         # Why the OAuth client did not answer the last 401/403 itself (set by it).
         self.auth_reason: str | None = None
+        # The last reply cut at the reply size limit, and when.
+        self._oversize: tuple[int, ReplyTooLarge] | None = None
 
     def mark(self) -> int:
         """A point in time: `since(mark)` only returns failures recorded after it."""
@@ -73,6 +82,16 @@ class HttpStatusLog:
         self._failures.append(failure)
         return failure
 
+    def record_oversize(self, error: ReplyTooLarge) -> None:
+        self._seq += 1
+        self._oversize = (self._seq, error)
+
+    def oversize_since(self, mark: int) -> ReplyTooLarge | None:
+        """The reply size limit error of a reply read after `mark`, if one was cut."""
+        if self._oversize is None or self._oversize[0] <= mark:
+            return None
+        return self._oversize[1]
+
     def since(self, mark: int, method: str | None = None) -> HttpFailure | None:
         """The newest failure after `mark` (of a request for `method`, when given)."""
         for failure in reversed(self._failures):
@@ -83,7 +102,15 @@ class HttpStatusLog:
         return None
 
     def error_for(self, server: str, code: int, message: str, mark: int, method: str | None = None) -> HostError | None:
-        """The HTTP-level error behind a stand-in JSON-RPC error, or None if it is a real JSON-RPC error."""
+        """The HTTP-level error behind a stand-in JSON-RPC error, or None if it is a real JSON-RPC error.
+
+        A reply cut at the size limit since `mark` is that error, whatever the reader made of it.
+        """
+        oversize = self.oversize_since(mark)
+        if oversize is not None and (
+            str(oversize) in message or code == CONNECTION_CLOSED or message in STAND_IN_MESSAGES
+        ):
+            return oversize
         if message not in STAND_IN_MESSAGES:
             return None
         failure = self.since(mark, method)

@@ -1,9 +1,11 @@
 """The HTTP transports: streamable HTTP (the SDK's) and the legacy HTTP+SSE one (`sse.py`), with OAuth.
 
 Each connection gets its own httpx client carrying the server's configured
-headers, the OAuth client (`rea_tui.host.auth.http.HttpAuth`) and a response
-hook that keeps the HTTP statuses the server refused with (`HttpStatusLog`),
-all wrapped in a `TappedTransport` so every message lands in the traffic log.
+headers, the OAuth client (`rea_tui.host.auth.http.HttpAuth`), a response
+hook that keeps the HTTP statuses the server refused with (`HttpStatusLog`)
+and the reply size limit (`httpx_bounds.bounded_client`: every reply, OAuth
+metadata included, and every server-sent event), all wrapped in a
+`TappedTransport` so every message lands in the traffic log.
 """
 
 from __future__ import annotations
@@ -48,14 +50,18 @@ class _OwnedHttp(AbstractAsyncContextManager[Any]):
     async def __aenter__(self) -> Any:
         import httpx2
 
+        from rea_tui.host.httpx_bounds import bounded_client
+        from rea_tui.host.reply_limit import max_reply_bytes
+
         auth = await self._auth.__aenter__()
         try:
             # What the SDK's transports expect: no redirect following, a long read for held-open streams.
-            client = httpx2.AsyncClient(
+            client = bounded_client(
+                on_exceeded=self._status.record_oversize,
                 headers=dict(self._spec.headers),
                 auth=auth,
                 timeout=httpx2.Timeout(HTTP_TIMEOUT, read=STREAM_READ_TIMEOUT),
-                event_hooks={"response": [self._status.on_response]},
+                response_hooks=[self._status.on_response],
             )
             self._client = client
             await client.__aenter__()
@@ -66,7 +72,10 @@ class _OwnedHttp(AbstractAsyncContextManager[Any]):
             else:
                 from mcp.client.streamable_http import streamable_http_client
 
-                self._transport = streamable_http_client(self._spec.url, http_client=client)
+                # One event may be as big as a reply (the SDK's own default is 1 MiB).
+                self._transport = streamable_http_client(
+                    self._spec.url, http_client=client, max_sse_event_size=max_reply_bytes()
+                )
             return await self._transport.__aenter__()
         except BaseException:
             await self._close(None, None, None)

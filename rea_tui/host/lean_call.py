@@ -32,6 +32,7 @@ from rea_tui.host.lean_wire import (
     Unreadable,
     read_message,
 )
+from rea_tui.host.reply_limit import ReplyTooLarge
 from rea_tui.host.traffic import TrafficLog
 
 if TYPE_CHECKING:
@@ -154,7 +155,11 @@ async def _outcome(
         return _stand_in(INVALID_REQUEST, "server answered a request with 202 Accepted")
     if status >= ERROR_STATUS_FROM:
         lean.http_status.record(status, method, reply.response.getheader("WWW-Authenticate", ""))
-        body = reply.response.read()
+        try:
+            body = reply.read_all()
+        except ReplyTooLarge as exc:
+            lean.http_status.record_oversize(exc)  # the full path's reader gives up on such a body too
+            body = b""
         reply.connection.close()
         if reply.content_type.startswith("application/json"):
             try:

@@ -12,10 +12,12 @@ catalogs and `run_tool_call` use, so the commands' own bodies run on it.
 It handles only what it can answer exactly as the full path would. Anything
 else raises `LeanFallback` while nothing but idempotent requests has been
 sent (the caller then runs the full path from the start): a status other
-than 200/202, a redirect, a cookie, an encoded body, a content type it does
-not read, a reply that is not plain JSON-RPC, an `initialize` result it does
-not recognise. Once `tools/call` is sent there is no going back, so from then
-on it reproduces the SDK's own outcomes (the same stand-in errors, the same
+than 200/202, a redirect, a cookie, a content type it does not read, a
+reply that is not plain JSON-RPC, an `initialize` result it does not
+recognise. A compressed body it decodes itself, and every body is held to
+the reply size limit (`Reply.read_some`), as the full path's client is.
+Once `tools/call` is sent there is no going back, so from then on it
+reproduces the SDK's own outcomes (the same stand-in errors, the same
 timeout) and answers server requests (ping, roots, elicitation, sampling) as
 the full path's callbacks do.
 """
@@ -93,7 +95,7 @@ class LeanHttp:
         self.waits = AnalystWaits()
         self.roots = Roots(spec.roots)
         self._prefetched: dict[str, list[Any]] = {}
-        self.streams = Streams(self._open_get)
+        self.streams = Streams(self._open_get, self.http_status.record_oversize)
 
     # ------------------------------------------------------------ the duck type of Connection
 
@@ -142,7 +144,7 @@ class LeanHttp:
                 self.drain()
             connection = self._connection(CLOSE_TIMEOUT_SECONDS)
             connection.request("DELETE", self._path, headers=self._headers())
-            connection.getresponse().read()
+            connection.getresponse()  # its body is not read: closing ends it
             connection.close()
         except (OSError, http.client.HTTPException):
             pass
@@ -274,14 +276,12 @@ class LeanHttp:
             if self.committed:
                 return  # the SDK does not wait for a notification's fate either
             raise LeanFallback(f"{method}: {type(exc).__name__}") from None
-        reply.response.read()
-        reply.connection.close()
+        reply.connection.close()  # nothing is read of a notification's answer, as the SDK reads nothing
 
     def respond(self, message: dict[str, Any]) -> None:
         """A reply to a server request (POSTed like any message; a 202 is expected and not read further)."""
         reply = self.post({"jsonrpc": "2.0", **message}, time.monotonic() + self.timeout)
-        reply.response.read()
-        reply.connection.close()
+        reply.connection.close()  # a 202 is expected; nothing of it is read
 
     def _exchange(
         self,
@@ -298,6 +298,7 @@ class LeanHttp:
         if params is not None:
             message["params"] = dict(params)
         limit = self.timeout
+        mark = self.http_status.mark()
         try:
             reply = self.post(message, deadline)
             if method == "initialize":
@@ -316,6 +317,10 @@ class LeanHttp:
                 if incoming.get("id") != request_id:
                     continue  # a reply to nothing sent: the SDK drops it too
                 if "error" in incoming or not isinstance(incoming.get("result"), dict):
+                    # A reply cut at the size limit ends the command here, as it does on the full path.
+                    oversize = self.http_status.oversize_since(mark)
+                    if oversize is not None:
+                        raise oversize
                     raise LeanFallback(f"{method}: an error reply")
                 result: dict[str, Any] = incoming["result"]
                 return result
@@ -367,8 +372,6 @@ class LeanHttp:
 def _check_headers(headers: http.client.HTTPMessage) -> None:
     if headers.get("set-cookie") is not None:
         raise LeanFallback("the server sets a cookie")
-    if headers.get("content-encoding") not in (None, "identity"):
-        raise LeanFallback("an encoded body")
 
 
 def _initialize_result_known(result: dict[str, Any]) -> bool:

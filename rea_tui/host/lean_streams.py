@@ -8,7 +8,10 @@ waits. What each stream does when it ends or breaks is what
 with an id is resumed with GET and `Last-Event-ID` (after the server's
 `retry`, else a second); the GET stream reconnects the same way and gives up
 after two failures in a row (a 405 is one); the SDK's stand-in errors, with
-its words, resolve a request whose reply can no longer come.
+its words, resolve a request whose reply can no longer come. A body or an
+event cut at the reply size limit is reported to `on_oversize` (the session's
+`HttpStatusLog`, where the request's error is looked up) as the full path's
+client reports it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from rea_tui.host.lean_wire import (
     set_timeout,
     sse_events,
 )
+from rea_tui.host.reply_limit import ReplyTooLarge
 
 # The SDK's reconnection rules (mcp.client.streamable_http): the delay when the server names none,
 # and how many failures in a row end the attempts.
@@ -62,8 +66,9 @@ def _delay(retry_ms: int | None) -> float:
 class Streams:
     """The inbox of a lean session: every message its streams delivered, in arrival order."""
 
-    def __init__(self, open_get: GetOpener) -> None:
+    def __init__(self, open_get: GetOpener, on_oversize: Callable[[ReplyTooLarge], None]) -> None:
         self._open_get = open_get
+        self._on_oversize = on_oversize
         self._inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         # Set once the standalone GET has answered (or failed): its headers are known from then on.
         self.get_answered = threading.Event()
@@ -140,7 +145,10 @@ class Streams:
             if not reply.content_type.startswith("text/event-stream"):
                 # One JSON body; the SDK takes it as it is (a reply with another id answers nothing).
                 try:
-                    self._inbox.put(read_message(reply.response.read()))
+                    self._inbox.put(read_message(reply.read_all()))
+                except ReplyTooLarge as exc:
+                    self._on_oversize(exc)
+                    self._inbox.put(_stand_in(request_id, PARSE_ERROR, f"Failed to parse JSON response: {exc}"))
                 except (Unreadable, OSError, http.client.HTTPException) as exc:
                     text = f"Failed to parse JSON response: {exc}"
                     self._inbox.put(_stand_in(request_id, PARSE_ERROR, text))
@@ -165,14 +173,20 @@ class Streams:
                 retry_ms = event.retry if event.retry is not None else retry_ms
                 if self._delivered_response(event, request_id):
                     return None, None
-        except SseFailed as exc:
-            self._inbox.put(_stand_in(request_id, CONNECTION_CLOSED, f"SSE stream failed: {exc}"))
+        except (SseFailed, ReplyTooLarge) as exc:
+            self._failed(request_id, exc)
             return None, None
         except (OSError, http.client.HTTPException):
             pass  # a broken stream is resumed like a closed one
         if last_id is None:
             self._inbox.put(_stand_in(request_id, CONNECTION_CLOSED, ENDED))
         return last_id, retry_ms
+
+    def _failed(self, request_id: int, exc: SseFailed | ReplyTooLarge) -> None:
+        """A stream the SDK's reader fails (its words); one cut at the size limit is reported too."""
+        if isinstance(exc, ReplyTooLarge):
+            self._on_oversize(exc)
+        self._inbox.put(_stand_in(request_id, CONNECTION_CLOSED, f"SSE stream failed: {exc}"))
 
     def _delivered_response(self, event: SseEvent, request_id: int) -> bool:
         """An event of a request's stream into the inbox; True when it resolves the request."""
@@ -211,9 +225,9 @@ class Streams:
                     reply.connection.close()
                 # Ended again without the reply: resumed again from where this one stopped.
                 last_id, retry_ms, attempt = resumed_id, resumed_retry, 0
-            except SseFailed as exc:
+            except (SseFailed, ReplyTooLarge) as exc:
                 if streaming:
-                    self._inbox.put(_stand_in(request_id, CONNECTION_CLOSED, f"SSE stream failed: {exc}"))
+                    self._failed(request_id, exc)
                     return
                 attempt += 1
             except (OSError, http.client.HTTPException):

@@ -16,6 +16,8 @@ from typing import Any
 
 from rea_tui.host.early_lists import CLIENT_CAPABILITIES as CLIENT_CAPABILITIES
 from rea_tui.host.early_lists import CLIENT_INFO as CLIENT_INFO
+from rea_tui.host.reply_limit import BodyUndecodable, BoundedBody, max_reply_bytes
+from rea_tui.host.reply_limit import is_event_stream as is_event_stream
 
 # The legacy revision the SDK offers in `initialize`, and the ones it accepts back; the lean client
 # takes only the one it offered (another answer goes to the full path, which knows them all).
@@ -41,8 +43,6 @@ CONNECTION_CLOSED = -32000
 PARSE_ERROR = -32700
 # Seconds the DELETE at the end may take (the SDK's write bound is of that order too).
 CLOSE_TIMEOUT_SECONDS = 5.0
-# Bytes one SSE event may take (the SDK's DEFAULT_MAX_SSE_EVENT_SIZE): a bigger one fails the stream.
-MAX_SSE_EVENT_BYTES = 1024 * 1024
 # Bytes read from a stream at a time (any size works; the parser joins partial lines).
 READ_CHUNK_BYTES = 64 * 1024
 
@@ -51,14 +51,50 @@ class LeanFallback(Exception):
     """Something the lean client does not handle happened before anything non-idempotent was sent."""
 
 
+class Undecodable(http.client.HTTPException):
+    """A compressed body that does not decompress (a broken reply, like a cut connection)."""
+
+
 @dataclass
 class Reply:
-    """One HTTP response, read as far as the JSON-RPC message it carries."""
+    """One HTTP response, read as far as the JSON-RPC message it carries.
+
+    Its body is read only through `read_all` and `read_some`: decoded (gzip, deflate) and held to
+    the reply size limit (`ReplyTooLarge`), as the full path's httpx2 client holds it (`httpx_bounds`).
+    """
 
     status: int
     content_type: str
     response: http.client.HTTPResponse
     connection: http.client.HTTPConnection
+
+    def __post_init__(self) -> None:
+        try:
+            self._body = BoundedBody(self.response.getheader("content-encoding"), self.content_type)
+        except BodyUndecodable as exc:
+            raise Undecodable(str(exc)) from None
+
+    def read_some(self) -> bytes:
+        """The next decoded bytes of the body as they arrive; b"" at its end."""
+        try:
+            while True:
+                raw = self.response.read1(READ_CHUNK_BYTES)
+                if not raw:
+                    if self.response.length:  # the connection ended before the length it declared
+                        raise http.client.IncompleteRead(b"", self.response.length)
+                    return b"".join(self._body.finish())
+                decoded = b"".join(self._body.feed(raw))
+                if decoded:
+                    return decoded
+        except BodyUndecodable as exc:
+            raise Undecodable(str(exc)) from None
+
+    def read_all(self) -> bytes:
+        """The whole decoded body."""
+        pieces: list[bytes] = []
+        while piece := self.read_some():
+            pieces.append(piece)
+        return b"".join(pieces)
 
 
 def set_timeout(connection: http.client.HTTPConnection, deadline: float) -> None:
@@ -91,6 +127,7 @@ class _SseParser:
         self._retry: int | None = None
         self._dispatch = False
         self._event_size = 0
+        self._limit = max_reply_bytes()
 
     def feed(self, text: str) -> list[SseEvent]:
         if self._trailing_cr:
@@ -129,8 +166,8 @@ class _SseParser:
         return pending
 
     def _check_size(self, pending: int = 0) -> None:
-        if self._event_size + pending > MAX_SSE_EVENT_BYTES:
-            raise SseFailed(f"Server-sent event exceeded the {MAX_SSE_EVENT_BYTES} byte limit.")
+        if self._event_size + pending > self._limit:
+            raise SseFailed(f"Server-sent event exceeded the {self._limit} byte limit.")
 
     def _line(self, line: str) -> SseEvent | None:
         if not line:
@@ -159,11 +196,6 @@ class _SseParser:
         return None
 
 
-def is_event_stream(content_type: str) -> bool:
-    """The exact check httpx2's reader makes before reading a stream."""
-    return content_type.partition(";")[0].strip().lower() == "text/event-stream"
-
-
 def sse_events(reply: Reply, deadline: float | None = None) -> Iterator[SseEvent]:
     """The events of a stream as they arrive; SseFailed as the SDK's reader fails; the end of the stream ends it."""
     if not is_event_stream(reply.content_type):
@@ -175,7 +207,7 @@ def sse_events(reply: Reply, deadline: float | None = None) -> Iterator[SseEvent
     while True:
         if deadline is not None:
             set_timeout(reply.connection, deadline)
-        chunk = reply.response.read1(READ_CHUNK_BYTES)
+        chunk = reply.read_some()
         if not chunk:
             yield from parser.feed(decoder.decode(b"", final=True))
             yield from parser.flush()

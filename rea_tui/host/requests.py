@@ -144,6 +144,9 @@ class RequestSender:
         except HostError:
             raise
         except Exception as exc:
+            oversize = self.http_status.oversize_since(mark)
+            if oversize is not None:
+                raise oversize from None
             if type(exc).__module__.startswith("httpx"):
                 raise ServerUnavailable(f"{self.name}: {type(exc).__name__}: {exc}") from None
             raise

@@ -33,6 +33,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.errors import HostError, ServerUnavailable
 from rea_tui.host.http_status import failure_error
+from rea_tui.host.httpx_bounds import ReplyOverLimit
+from rea_tui.host.reply_limit import max_reply_bytes
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -42,8 +44,6 @@ if TYPE_CHECKING:
     from rea_tui.host.transport import Streams
 
 MAX_RECONNECTS = 5
-# One event above this is a broken stream (a flood), not a message.
-MAX_EVENT_BYTES = 1024 * 1024
 FIRST_RETRY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 30.0
 REINITIALIZE_ID = "rea-tui-reinitialize"
@@ -80,6 +80,13 @@ class SseSession:
             try:
                 await self._read_once(to_session)
                 failures = 0  # a stream that opened and then ended is not a failed attempt
+            except ReplyOverLimit as exc:
+                # Not a drop to reconnect after: the server would send it again. The connection ends with it.
+                if self.endpoint is None:
+                    raise exc.error from None
+                self._endpoint_ready.set()
+                await to_session.send(exc.error)
+                return
             except (_StreamEnded, httpx2.TransportError, httpx2.StreamError) as exc:
                 if self.endpoint is None and not self._endpoint_ready.is_set():
                     raise ServerUnavailable(f"cannot connect to {self.spec.url}: {type(exc).__name__}: {exc}") from None
@@ -103,7 +110,8 @@ class SseSession:
         if self.last_event_id:
             headers["Last-Event-ID"] = self.last_event_id
         async with self.client.stream("GET", self.spec.url, headers=headers) as response:
-            source = httpx2.EventSource(response, max_event_size=MAX_EVENT_BYTES)
+            # One event may be as big as a reply; the client's reply bound stops a bigger one first.
+            source = httpx2.EventSource(response, max_event_size=max_reply_bytes())
             if response.status_code != 200:
                 await response.aread()
                 failure = self.status.record(response.status_code, "", response.headers.get("WWW-Authenticate", ""))

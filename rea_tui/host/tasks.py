@@ -38,6 +38,20 @@ CANCEL_TIMEOUT_SECONDS = 5.0
 LIST_PAGE_LIMIT = 20
 
 
+class TaskTimedOut(RequestTimedOut):
+    """A task did not end within the time its caller gave it; it was cancelled (`tasks/cancel`)."""
+
+    def __init__(self, task_id: str, timeout: float) -> None:
+        HostError.__init__(
+            self,
+            f"the task {task_id} did not end within {timeout:g} s and was cancelled "
+            "(a longer wait: --task-timeout SECONDS)",
+        )
+        self.method = "tools/call"
+        self.timeout = timeout
+        self.task_id = task_id
+
+
 def task_support(tool: Tool | None, capabilities: dict[str, Any]) -> TaskSupport:
     """How a tool may be called: as a task ("required"/"optional") or not ("forbidden").
 

@@ -31,7 +31,7 @@ from rea_tui.host.models import Tool, parse_content
 from rea_tui.host.narrowing import detect_narrowing
 from rea_tui.host.safe_text import sanitize_line
 from rea_tui.host.task_board import TaskState
-from rea_tui.host.tasks import TaskNotCreated, cancel_quietly, start_task, task_support, wait_for_task
+from rea_tui.host.tasks import TaskNotCreated, TaskTimedOut, cancel_quietly, start_task, task_support, wait_for_task
 from rea_tui.host.url_elicitation import MAX_URL_ROUNDS, required_url_elicitations
 
 if TYPE_CHECKING:
@@ -111,12 +111,14 @@ class _Call:
         tool: Tool | None,
         timeout: float | None,
         on_update: ProgressListener | None,
+        task_timeout: float | None = None,
     ) -> None:
         self.connection = connection
         self.ledger = ledger
         self.entry = entry
         self.tool = tool
         self.timeout = timeout
+        self.task_timeout = task_timeout
         self.on_update = on_update
         # The name as the server sent it (the entry shows the display-safe one).
         self.wire_name = tool.wire if tool is not None else entry.tool
@@ -176,16 +178,28 @@ class _Call:
         if not wait:
             return None
         try:
-            result = await wait_for_task(connection, state, timeout=self.timeout, on_status=self.task_status)
+            # The task's whole wait, not only each request, is bounded (when the caller gives a bound).
+            async with asyncio.timeout(self.task_timeout):
+                result = await self.wait(state)
+        except TimeoutError:
+            if self.task_timeout is None:
+                raise
+            raise TaskTimedOut(state.task_id, self.task_timeout) from None
+        if result is None:
+            entry.outcome = "cancelled"
+            entry.error = f"the task {state.task_id} was cancelled (tasks/cancel)"
+        return result
+
+    async def wait(self, state: TaskState) -> dict[str, Any] | None:
+        """Poll the task to its end; a wait given up (cancelled, or out of time) cancels the task."""
+        connection = self.connection
+        try:
+            return await wait_for_task(connection, state, timeout=self.timeout, on_status=self.task_status)
         except asyncio.CancelledError:
             cancelled = await cancel_quietly(connection, state.task_id)
             if cancelled is not None:
                 connection.tasks.update(cancelled)
             raise
-        if result is None:
-            entry.outcome = "cancelled"
-            entry.error = f"the task {state.task_id} was cancelled (tasks/cancel)"
-        return result
 
     def task_status(self, state: TaskState) -> None:
         self.connection.tasks.update(state)
@@ -206,16 +220,18 @@ async def run_tool_call(
     follows: str | None = None,
     on_update: ProgressListener | None = None,
     wait: bool = True,
+    task_timeout: float | None = None,
 ) -> EvidenceEntry:
     """Send the call and record it. Cancelling the calling task cancels the request (or the task).
 
     `timeout` bounds each request and stops while a dialog waits for the
     analyst; the entry's duration leaves that time out (`waited_ms` has it).
     A tool that runs as a task is polled to its end, unless `wait` is False
-    (the entry is then "task_submitted", with its task id).
+    (the entry is then "task_submitted", with its task id); `task_timeout`
+    bounds that whole wait (then the task is cancelled and the entry timed out).
     """
     entry = ledger.open(connection.name, tool_name, arguments, approval, follows=follows)
-    call = _Call(connection, ledger, entry, tool, timeout, on_update)
+    call = _Call(connection, ledger, entry, tool, timeout, on_update, task_timeout)
     started = time.perf_counter()
     waited_before = connection.waits.waited()
     ended_early = False

@@ -17,13 +17,19 @@ def run_app(
     offline: bool = False,
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
+    max_reply_size: int | None = None,
 ) -> int:
-    """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered."""
+    """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered.
+
+    `max_reply_size`: `--max-reply-size`, which wins over the settings' `max_reply_size`.
+    """
+    from rea_tui.host import set_max_reply_bytes
     from rea_tui.ui.runtime import apply_frame_rate
     from rea_tui.ui.settings import AppSettings
 
     settings = AppSettings.load()
     apply_frame_rate(settings.fps)
+    set_max_reply_bytes(max_reply_size or settings.max_reply_size)
     started = start_servers(specs)
     from rea_tui.host import Session, plan_replay, read_transcript
     from rea_tui.ui.app import create_app
@@ -42,11 +48,17 @@ def run_tui(
     timeout: float = 30.0,
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
+    max_reply_size: int | None = None,
 ) -> int:
     from rea_tui.host import new_transcript_path
 
     return run_app(
-        specs, timeout=timeout, transcript=new_transcript_path(), inputs=inputs, offer_discovered=offer_discovered
+        specs,
+        timeout=timeout,
+        transcript=new_transcript_path(),
+        inputs=inputs,
+        offer_discovered=offer_discovered,
+        max_reply_size=max_reply_size,
     )
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rea_tui.host import DEFAULT_MAX_REPLY_BYTES
+
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
@@ -32,6 +34,8 @@ class AppSettings:
     show_machine_details: bool = True
     cursor_blink: bool = True
     fps: int = DEFAULT_FPS
+    # The largest HTTP reply (and server-sent event) read, in bytes after decompression (`--max-reply-size`).
+    max_reply_size: int = DEFAULT_MAX_REPLY_BYTES
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:
@@ -52,6 +56,8 @@ class AppSettings:
             for f in fields(cls)
             if f.name in data and type(data[f.name]) is type(getattr(defaults, f.name))
         }
+        if values.get("max_reply_size", 1) < 1:
+            del values["max_reply_size"]  # no reply fits in less than a byte: the default stays
         return replace(defaults, **values)
 
 

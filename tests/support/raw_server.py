@@ -23,6 +23,8 @@ reports the problem and keeps working:
             and a notifications/progress with no params, then answers
 - echolog:  sends $API_TOKEN in log messages (as text and nested in data) and to stderr
 - echosecret: writes $API_TOKEN to stderr and into its error messages, then exits when a tool is called
+- endlesstask: declares tasks; its tool runs only as a task, which stays "working" until cancelled
+            (tasks/result is never answered)
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ GARBAGE_LINES = 5_000
 DEPTH = 100_000
 MANY_QUESTIONS = 100
 FLOOD_QUESTIONS = 10_000
+ENDLESS_TASK = "endless-1"
 
 
 def send(message: dict[str, Any]) -> None:
@@ -130,6 +133,8 @@ def main() -> None:
             sys.stdout.flush()
         if method == "initialize":
             capabilities: dict[str, Any] = {"prompts": {}, "tools": {}}
+            if mode == "endlesstask":
+                capabilities["tasks"] = {"requests": {"tools": {"call": {}}}, "cancel": {}, "list": {}}
             if mode != "nocomplete":
                 capabilities["completions"] = {}
             if mode == "echolog":
@@ -182,10 +187,26 @@ def main() -> None:
                             "name": "probe",
                             "description": f"Probe {ESC}" if hostile else "Probe.",
                             "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                            **({"execution": {"taskSupport": "required"}} if mode == "endlesstask" else {}),
                         }
                     ]
                 },
             )
+        elif mode == "endlesstask" and method in ("tools/call", "tasks/get", "tasks/cancel"):
+            status = "cancelled" if method == "tasks/cancel" else "working"
+            task = {
+                "taskId": ENDLESS_TASK,
+                "status": status,
+                "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:00Z",
+                "ttl": 60_000,
+                "pollInterval": 100,
+            }
+            sys.stderr.write(f"raw-server: {method}\n")
+            sys.stderr.flush()
+            result(request_id, {"task": task} if method == "tools/call" else task)
+        elif method == "tasks/result":
+            continue  # the endless task never has one
         elif method == "tools/call" and mode == "deep":
             sys.stdout.write(
                 '{"jsonrpc": "2.0", "id": '

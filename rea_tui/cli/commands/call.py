@@ -5,7 +5,8 @@ without `--yes` or an interactive yes, prints the evidence entry, and handles
 narrowing questions (`--pick`, exit 6 otherwise) and elicitation requests
 (`--elicit name=value`, `--elicit-accept`, `--elicit-decline`, `--elicit-cancel`:
 see `rea_tui.cli.elicitation`). A long call shows its progress on stderr (a
-status line on a terminal); a tool that runs as a task is waited for, or with
+status line on a terminal); a tool that runs as a task is waited for (at most
+`--task-timeout`, else `--timeout`, seconds; then it is cancelled), or with
 `--no-wait` only started (its task id is printed). `--json` prints the
 result as the server sent it, with rea-tui's additions under `rea`.
 """
@@ -67,6 +68,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     configure_elicitation(parser)
     parser.add_argument(
         "--no-wait", action="store_true", help="a tool that runs as a task: start it, print its id, do not wait"
+    )
+    parser.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a tool that runs as a task: how long to wait for it to end before cancelling it (default: --timeout)",
     )
 
 
@@ -252,6 +260,7 @@ async def body(context: Context, hosted: HostedServer) -> int:
                 follows=follows,
                 on_update=progress,
                 wait=not args.no_wait,
+                task_timeout=args.task_timeout if args.task_timeout is not None else args.timeout,
             )
         finally:
             progress.done()

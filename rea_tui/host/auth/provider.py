@@ -9,9 +9,15 @@ refresh. `ClientCredentialsOAuthProvider` does the unattended grant. What is
 added here (`_HostPolicy`):
 
 - A connection that may not sign in (every CLI command but `auth login`, and
-  the TUI until the analyst asks) never registers a client or opens a
-  browser: when the server asks for authorization it gets the server's own
-  401/403 back, which the connection reports as `AuthorizationRequired`.
+  the TUI until the analyst asks) follows none of a 401's metadata URLs,
+  never registers a client and never opens a browser: the server's own
+  401/403 answers the request, and the connection reports it as
+  `AuthorizationRequired`. A stored token is still refreshed (at the server's
+  own origin, or the token endpoint found when it was issued).
+- One that signs in fetches metadata only from the server's own origin and
+  from the authorization servers the server's resource metadata names (and a
+  configured `issuer`); a metadata URL elsewhere is not fetched (the flow sees
+  a 404 and tries the next one).
 - A stored token whose server answers 401 is refreshed once before anything
   else; a stored token's expiry survives restarts.
 - Step-up sign-ins are limited (`MAX_STEP_UPS`) so a server that never
@@ -108,8 +114,14 @@ class _HostPolicy:
         login: Login | None,
         status: HttpStatusLog | None,
         traffic: TrafficLog | None,
+        *,
+        signs_in: bool,
+        issuer: str | None = None,
     ) -> None:
         self._server = server
+        # Whether this connection may sign in (a Login, or the unattended client credentials grant).
+        self._signs_in = signs_in
+        self._issuer = issuer
         self._storage = storage
         self._login = login
         self._status = status
@@ -154,12 +166,20 @@ class _HostPolicy:
                         self._refused("no usable token is held; sign in with `rea-tui auth login`")
                         outcome = "refused"
                         break
+                    if outgoing is not request and not self._may_fetch(outgoing):
+                        outgoing = await inner.asend(self._not_fetched(outgoing))
+                        continue
                     response = yield outgoing
                     if outgoing is request:
                         self._last_status = response.status_code
                         if response.status_code == 401 and not refreshed and self._refresh_possible(request):
                             outcome = "refresh"
                             break
+                        if not self._signs_in and _asks_for_sign_in(response):
+                            # Not signing in: the server's refusal is the answer; no metadata URL is followed.
+                            self._refused("no usable token is held; sign in with `rea-tui auth login`")
+                            self._remember_challenge(response)
+                            return
                     outgoing = await inner.asend(response)
             except StopAsyncIteration:
                 pass
@@ -184,6 +204,26 @@ class _HostPolicy:
                 self._last_status = response.status_code
                 self._remember_challenge(response)
             return
+
+    def _may_fetch(self, outgoing: httpx2.Request) -> bool:
+        """A metadata GET goes to the server's origin or an authorization server its resource metadata names.
+
+        Other requests of the flow (refresh, registration, token) go to the endpoints that metadata named.
+        """
+        if outgoing.method != "GET":
+            return True
+        trusted = [self.context.server_url, *([self._issuer] if self._issuer else [])]
+        resource = self.context.protected_resource_metadata
+        if resource is not None:
+            trusted += [str(url) for url in resource.authorization_servers]
+        return _origin(outgoing.url) in {_origin(httpx2.URL(url)) for url in trusted}
+
+    def _not_fetched(self, outgoing: httpx2.Request) -> httpx2.Response:
+        """What the flow gets for a metadata URL on another origin: a 404 (it tries the next URL)."""
+        if self._traffic is not None:
+            url = outgoing.url.copy_with(query=None, fragment=None)
+            self._traffic.record_event("oauth/not-followed", f"{url}: not the server's or its authorization server's")
+        return httpx2.Response(404, request=outgoing)
 
     def _is_registration(self, outgoing: httpx2.Request) -> bool:
         return outgoing.method == "POST" and self.context.client_info is None
@@ -216,6 +256,20 @@ class _HostPolicy:
         self._login.authorizations += 1
         result: tuple[str, str] = await super()._perform_authorization_code_grant()  # type: ignore[misc]
         return result
+
+
+def _asks_for_sign_in(response: httpx2.Response) -> bool:
+    """A 401, or a 403 asking for more scope: what the SDK's flow answers with discovery and a sign-in."""
+    if response.status_code == 401:
+        return True
+    from mcp.client.auth.utils import extract_field_from_www_auth
+
+    return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+
+
+def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, url.host, url.port or default
 
 
 class HostOAuthProvider(_HostPolicy, OAuthClientProvider):
@@ -258,7 +312,7 @@ class HostOAuthProvider(_HostPolicy, OAuthClientProvider):
         context.pick_method = settings.pre_registered and settings.token_endpoint_auth_method is None
         self.context = context
         self._settings = settings
-        self._setup_policy(server, storage, login, status, traffic)
+        self._setup_policy(server, storage, login, status, traffic, signs_in=login is not None, issuer=settings.issuer)
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -329,4 +383,5 @@ class HostClientCredentialsProvider(_HostPolicy, ClientCredentialsOAuthProvider)
                 scope=settings.scope,
                 issuer=settings.issuer,
             )
-        self._setup_policy(server, storage, None, status, traffic)
+        # The unattended grant signs in by itself: it discovers, within the same origins.
+        self._setup_policy(server, storage, None, status, traffic, signs_in=True, issuer=settings.issuer)
