@@ -21,6 +21,7 @@ import lief
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
 
@@ -62,9 +63,16 @@ class LiefDocument:
         """Shared libraries this binary links against (DT_NEEDED, load commands, imports)."""
         self.interpreter: str | None = None
         self.inventory = DocumentInventory(records=[])
+        self.read_note: str | None = None
+        """What of the file was not read (a sparse file's hole), when something was not."""
         binary: Any
         try:
-            binary = lief.parse(path)
+            image = binary_image(path)
+            self.read_note = image.note
+            binary = lief.parse(image.source)
+        except UnreadableFile as exc:
+            binary = None
+            self.error = str(exc)
         except Exception as exc:  # LIEF raises assorted native errors on hostile input
             binary = None
             self.error = f"LIEF could not parse {os.path.basename(path)}: {type(exc).__name__}"
