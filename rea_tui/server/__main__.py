@@ -168,14 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rea-server %(levelname)s %(message)s")
 
     from rea_tui.server.rea_server import ReaServer
-    from rea_tui.server.session_state import ServerOptions, Session
+    from rea_tui.server.session_state import ServerOptions
 
     options = ServerOptions(
         discovery_limit=args.discovery_limit,
         discovery_time_budget=args.discovery_time_budget,
         page_size=args.page_size,
     )
-    app = ReaServer(Session(options))
+    # Over HTTP each MCP session gets its own target and evidence; stdio is one connection.
+    app = ReaServer(options, per_session=args.http is not None)
     try:
         if front is not None:
             from rea_tui.server.stdio_serving import serve_stdio
