@@ -14,7 +14,9 @@ handed out again by this process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
@@ -51,17 +53,28 @@ class ServerOptions:
         return DiscoveryOptions(self.discovery_limit, self.page_size, self.discovery_time_budget)
 
 
+@dataclass(frozen=True, slots=True)
+class IdNumbers:
+    """The counters evidence, unknown and manifest IDs are numbered from, one set per process: sessions
+    share them, so an ID is never handed out twice by one server, across sessions and closes."""
+
+    evidence: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    unknowns: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    manifests: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+
 class Session:
-    def __init__(self, options: ServerOptions) -> None:
+    def __init__(self, options: ServerOptions, numbers: IdNumbers | None = None) -> None:
+        numbers = numbers or IdNumbers()
         self.options = options
         self.state: TargetState = "none"
         self.target: Target | None = None
         self.analysis: TargetAnalysis | None = None
         self.opening_label: str | None = None
         self.open_error: str | None = None
-        self.ledger = EvidenceLedger()
-        self.unknowns = UnknownRegistry()
-        self.artifacts = ArtifactStore()
+        self.ledger = EvidenceLedger(numbers.evidence)
+        self.unknowns = UnknownRegistry(numbers.unknowns)
+        self.artifacts = ArtifactStore(numbers.manifests)
         self.generation = 0
         """Bumped on every switch or close."""
         self.follows_startup = False

@@ -30,7 +30,7 @@ import anyio.to_thread
 
 from rea_tui.server.capture_policy import CapturePolicy
 from rea_tui.server.completion_engine import CompletionEngine
-from rea_tui.server.session_state import ServerOptions, Session
+from rea_tui.server.session_state import IdNumbers, ServerOptions, Session
 from rea_tui.server.target_analysis import TargetAnalysis
 from rea_tui.server.target_lookups import TargetLookups
 from rea_tui.server.target_paths import DEFAULT_TARGET, SYNTHETIC_PATH, TargetError
@@ -82,6 +82,15 @@ class AnalysisCache:
         if not os.path.isfile(full):
             return None  # a directory's files can change under the same directory stamp
         return (full, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+    def remember(self, analysis: TargetAnalysis) -> None:
+        """Offer an analysis opened another way (the startup target) to later opens of the same path."""
+        target = analysis.target
+        path = DEFAULT_TARGET if target.kind == "default" else target.path if target.kind == "file" else None
+        key = self._key(path) if path is not None else None
+        if key is not None:
+            with self._lock:
+                self._analyses.setdefault(key, analysis)
 
     def analysed(self, path: str, opener: Opener) -> TargetAnalysis:
         """The analysis of `path`, shared when a session already has it (call from a worker thread)."""
@@ -140,6 +149,7 @@ class Workspaces:
         self.per_session = per_session
         """Over HTTP: a workspace per MCP session; over stdio one for the connection."""
         self.capture_policy = CapturePolicy()
+        self.numbers = IdNumbers()
         self.analyses = AnalysisCache(options)
         self._announce: Announce | None = None
         self._startup: _Startup | None = None
@@ -150,7 +160,7 @@ class Workspaces:
         self._announce = announce
 
     def _new(self, scope: Scope) -> Workspace:
-        session = Session(self.options)
+        session = Session(self.options, self.numbers)
         switcher = TargetSwitcher(session, self.analyses)
         services = ToolServices(session, TargetLookups(session), switcher, self.capture_policy)
         workspace = Workspace(session, services, CompletionEngine(session), scope)
@@ -240,6 +250,7 @@ class Workspaces:
             startup.state, startup.error = "failed", f"{type(exc).__name__}: {exc}"
         else:
             self.capture_policy.record_startup(analysis.target)
+            self.analyses.remember(analysis)
             startup.state, startup.analysis = "ready", analysis
         for workspace in self.all():
             if workspace.session.follows_startup:

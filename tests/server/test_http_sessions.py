@@ -50,7 +50,8 @@ async def test_one_session_switching_or_closing_leaves_the_other_alone() -> None
             assert (await read_json(second, "rea://session"))["target"] == "synthetic:2000:0", "B was switched"
             assert await procedure_values(second, "openDoc") == before
 
-            await structured(first, "doctor")
+            other = (await structured(first, "doctor"))["evidence_id"]
+            assert other != kept, "an evidence ID is never handed out twice by one server, across sessions"
             closed = await structured(first, "close_binary")
             assert closed["closed"] is True and closed["cleared"]["evidence"] == 2
             assert (await read_json(first, "rea://session"))["state"] == "none"
