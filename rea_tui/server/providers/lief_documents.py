@@ -48,6 +48,15 @@ class _ExecRange:
         return isinstance(address, int) and self.start <= address < self.end
 
 
+def _symbols(binary: Any, kind: str) -> list[Any]:
+    """Every symbol of an ELF or Mach-O binary. An ELF's are read table by table: LIEF's combined
+    `symbols` view walks its chain again for every item (node's 184,833 symbols: 22-27 s, against
+    0.7 s for `symtab_symbols` and `dynamic_symbols`)."""
+    if kind == "ELF":
+        return [*binary.symtab_symbols, *binary.dynamic_symbols]
+    return list(binary.symbols) if kind == "MachO" else []
+
+
 class LiefDocument:
     """One parsed binary: its inventory, its layout and byte access for disassembly."""
 
@@ -137,7 +146,7 @@ class LiefDocument:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
-        symbols: list[Any] = list(binary.symbols) if self._kind in ("ELF", "MachO") else []
+        symbols = _symbols(binary, self._kind)
         if self._kind == "ELF":
             func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
             for sym in symbols:
