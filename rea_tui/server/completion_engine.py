@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import anyio.to_thread
+
 from rea_tui.server.prefix_index import CompletionPage, PrefixIndex
 from rea_tui.server.prompt_declarations import Family
 from rea_tui.server.providers.base import ProviderError
@@ -68,16 +70,28 @@ class CompletionEngine:
         """`complete`, after waiting (at most the discovery time budget) for a target that is opening."""
         session = self.session
         if family not in _TARGET_FAMILIES or session.state != "opening":
-            return self.complete(family, prefix, context)
+            return await self._complete_off_loop_when_cold(family, prefix, context)
         started = time.monotonic()
         await session.wait_until_settled(session.options.discovery_time_budget)
         waited = round(time.monotonic() - started, 3)
-        answer = self.complete(family, prefix, context)
+        answer = await self._complete_off_loop_when_cold(family, prefix, context)
         if session.state == "opening":
             state = {"state": "opening", "label": session.opening_label, "waited_seconds": waited}
         else:
             state = {"state": session.state, "waited_seconds": waited}
         return CompletionAnswer(answer.page, {**answer.meta, TARGET_META_KEY: state})
+
+    async def _complete_off_loop_when_cold(
+        self, family: Family | None, prefix: str, context: Mapping[str, str]
+    ) -> CompletionAnswer:
+        """`complete`, in a worker thread when it would first build a provider's procedure values
+        (discovery pages through the whole inventory), so the event loop keeps answering meanwhile."""
+        analysis = self.session.analysis
+        provider = context.get("provider") or AUTO_PROVIDER
+        cold = analysis is not None and not analysis.completion_built(provider, context.get("document") or None)
+        if family == "procedure" and cold:
+            return await anyio.to_thread.run_sync(self.complete, family, prefix, context)
+        return self.complete(family, prefix, context)
 
     def complete(self, family: Family | None, prefix: str, context: Mapping[str, str]) -> CompletionAnswer:
         if family is None:

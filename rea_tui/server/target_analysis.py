@@ -184,6 +184,10 @@ class TargetAnalysis:
             raise _fresh(found)
         return found
 
+    def completion_built(self, provider: str, document: str | None) -> bool:
+        """Whether the completion values of `provider` (for `document`, or the whole target) are built."""
+        return (provider, document) in self._completions
+
     def procedure_completion(self, provider: Provider, document: str | None) -> ProcedureCompletion:
         """Completion values of one document, or of the whole target when `document` is None.
 
