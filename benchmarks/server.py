@@ -422,7 +422,11 @@ def bench_big_binary(label: str, path: str) -> None:
     _, listed = server.tool("list_procedures", {"limit": 500})
     document = listed["document"]["name"]
     names = [n for p in listed["procedures"] for n in p["names"] if n.isidentifier()]
-    subject = next(n for n in names[len(names) // 2 :] if not n.startswith("__"))
+    plain = [n for n in names if not n.startswith("__")]
+    # A procedure in the middle of the first page, by name where it has a plain one, else by address.
+    middle = listed["procedures"][len(listed["procedures"]) // 2]
+    subject = plain[len(plain) // 2] if plain else middle["address"]
+    names = names or [middle["address"]]
     rng = random.Random(5)
     find_id, sent = server.start("tools/call", {"name": "find_references", "arguments": {"procedure": subject}})
     during: list[float] = []

@@ -218,6 +218,9 @@ class TargetAnalysis:
                 raise
             except ProviderError:
                 continue  # an unparsable document has no procedures to offer
+        if len(inventories) == 1 and inventories[0].report.complete:
+            # One complete document: the whole target's values are its values; one index serves both.
+            return self.procedure_completion(provider, inventories[0].document)
         report = DiscoveryReport.combined([i.report for i in inventories], self.discovery.limit)
         return ProcedureCompletion(PrefixIndex(target_entries(inventories)), report)
 
