@@ -16,6 +16,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from rea_tui.server.code_references import ReferenceIndex
+from rea_tui.server.memory_release import collection_paused
 from rea_tui.server.name_resolver import Item, make_item
 from rea_tui.server.prefix_index import PrefixIndex
 from rea_tui.server.procedure_inventory import DiscoveryReport, DocumentProcedures, discover, target_entries
@@ -230,8 +231,9 @@ class TargetAnalysis:
         """Every document's strings (built together once: their ids number across the target)."""
         with self._build_lock:
             if self._strings is None:
-                documents = [(doc, StringIndex(doc.backend.data_sections())) for doc in self.target.documents]
-                self._strings = TargetStrings(documents)
+                with collection_paused():
+                    documents = [(doc, StringIndex(doc.backend.data_sections())) for doc in self.target.documents]
+                    self._strings = TargetStrings(documents)
             return self._strings
 
     def section_ranges(self, doc: Document) -> list[tuple[int, int]]:
@@ -251,14 +253,19 @@ class TargetAnalysis:
         with self._build_lock:
             index = self._references.get(doc.name)
             if index is None:
-                backend = doc.backend
-                index = ReferenceIndex(
-                    backend.inventory.records,
-                    backend.read,
-                    backend.disassembly_target(),
-                    backend.absolute_ranges(),
-                    backend.stub_sections(),
-                    backend.import_slots(),
-                )
+                with collection_paused():
+                    index = self._reference_index(doc)
                 self._references[doc.name] = index
             return index
+
+    @staticmethod
+    def _reference_index(doc: Document) -> ReferenceIndex:
+        backend = doc.backend
+        return ReferenceIndex(
+            backend.inventory.records,
+            backend.read,
+            backend.disassembly_target(),
+            backend.absolute_ranges(),
+            backend.stub_sections(),
+            backend.import_slots(),
+        )

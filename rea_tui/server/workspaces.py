@@ -30,6 +30,7 @@ import anyio.to_thread
 
 from rea_tui.server.capture_policy import CapturePolicy
 from rea_tui.server.completion_engine import CompletionEngine
+from rea_tui.server.memory_release import collection_paused
 from rea_tui.server.session_state import IdNumbers, ServerOptions, Session
 from rea_tui.server.target_analysis import TargetAnalysis
 from rea_tui.server.target_lookups import TargetLookups
@@ -59,6 +60,14 @@ SCOPE_SENTENCES: Final[dict[Scope, str]] = {
 Announce = Callable[["Workspace"], Awaitable[None]]
 Opener = Callable[[], "Target"]
 Hold = Callable[[], Awaitable[object]]
+
+
+def analysed(opener: Opener, options: ServerOptions) -> TargetAnalysis:
+    """Open a target and build what completion reads (in a worker thread, the cyclic collector paused)."""
+    with collection_paused():
+        analysis = TargetAnalysis(opener(), options.discovery())
+        analysis.prepare()
+    return analysis
 
 
 class AnalysisCache:
@@ -100,8 +109,7 @@ class AnalysisCache:
                 found = self._analyses.get(key)
             if found is not None:
                 return found
-        analysis = TargetAnalysis(opener(), self.options.discovery())
-        analysis.prepare()
+        analysis = analysed(opener, self.options)
         if key is not None:
             with self._lock:
                 self._analyses[key] = analysis
@@ -259,6 +267,4 @@ class Workspaces:
                     await self._announce(workspace)
 
     def _analysed(self, opener: Opener) -> TargetAnalysis:
-        analysis = TargetAnalysis(opener(), self.options.discovery())
-        analysis.prepare()
-        return analysis
+        return analysed(opener, self.options)
