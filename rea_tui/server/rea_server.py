@@ -101,8 +101,9 @@ class WorkspaceRouting:
         self.workspaces = workspaces
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        # An HTTP initialize has no session id yet: the connection is remembered from its next request.
-        if not _is_modern(ctx) and ctx.method != "initialize":
+        # An HTTP initialize has no session id yet: that connection is remembered from its next request.
+        opening_http_session = self.workspaces.per_session and ctx.method == "initialize"
+        if not _is_modern(ctx) and not opening_http_session:
             self.workspaces.for_request(ctx).remember(ctx)
         return await call_next(ctx)
 
