@@ -440,6 +440,10 @@ def bench_big_binary(label: str, path: str) -> None:
     if result.get("isError") or "total" not in found:
         print(f"  find_references did not answer a list: {json.dumps(result)[:300]}")
     peak = server.status("VmHWM")
+    idle: list[float] = []
+    for _ in range(max(len(during), REQUESTS)):
+        prefix = rng.choice(names)[: rng.choice(PREFIX_LENGTHS[1:])]
+        idle.append(server.request("completion/complete", completion_params(document, prefix))[0])
     total = ready + first_find
     print(f"  server spawn -> ready                   {ms(ready)}")
     print(f"  first find_references ({subject[:24]}) {ms(first_find)}   {found.get('total', '?')} referring procedures")
@@ -453,6 +457,10 @@ def bench_big_binary(label: str, path: str) -> None:
         )
     else:
         print("  completion while the index builds: the index was built before the first completion was answered")
+    print(
+        f"  completion once it is built, {len(idle)} requests   median {ms(statistics.median(idle))}"
+        f"   p95 {ms(percentile(idle, 0.95))}   (the same server idle: what the machine's load alone costs)"
+    )
     server.close()
 
 
