@@ -17,12 +17,26 @@ Run: `python benchmarks/server.py` (no assertions; prints figures next to the ta
   repeated calls (targets: first <= 2 s, repeated find_references <= 50 ms).
 - Procedure completion over a 100,000-procedure synthetic target, against a
   naive baseline (a linear NFKC-casefold scan over every value, then a sort).
+- The biggest binaries here: libLLVM (Debian's libllvm15, installed with
+  apt-get when missing; the benchmark says so) and the running `node`. For
+  each, `objdump -d` of the same file is timed in the same run (wall time and
+  peak RSS) as the baseline; the server (over stdio, `--target FILE`) is timed
+  from spawn to ready plus its first find_references (goal: no slower than
+  objdump), with its peak RSS (goal: at most 3x the file's size) and the p95
+  of procedure completions asked while that first find_references builds its
+  index (goal: <= 5 ms). Then a server started on libc switches libc -> big
+  binary -> libc four times with open_binary; its RSS at start and after.
+
+`python benchmarks/server.py big` runs only the biggest binaries.
 """
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -91,6 +105,8 @@ class RawServer:
         self._in: IO[bytes] = self.process.stdin
         self._lines: SimpleQueue[tuple[float, bytes]] = SimpleQueue()
         self._next_id = 1
+        self._early: dict[int, tuple[float, dict[str, Any]]] = {}
+        """Replies that arrived while another was awaited."""
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
 
     def _read(self, stdout: IO[bytes]) -> None:
@@ -101,16 +117,47 @@ class RawServer:
         self._in.write(json.dumps(message).encode() + b"\n")
         self._in.flush()
 
-    def reply(self, request_id: int) -> tuple[float, dict[str, Any]]:
+    def reply(self, request_id: int, timeout: float = REPLY_TIMEOUT_SECONDS) -> tuple[float, dict[str, Any]]:
         """`(arrival time, message)` of the response to `request_id`."""
+        if request_id in self._early:
+            return self._early.pop(request_id)
         while True:
             try:
-                arrived, line = self._lines.get(timeout=REPLY_TIMEOUT_SECONDS)
+                arrived, line = self._lines.get(timeout=timeout)
             except Empty:
                 raise TimeoutError(f"no reply to request {request_id}") from None
             message = json.loads(line)
-            if message.get("id") == request_id and "method" not in message:
+            if "method" in message or not isinstance(message.get("id"), int):
+                continue
+            if message["id"] == request_id:
                 return arrived, message
+            self._early[message["id"]] = (arrived, message)
+
+    def arrived(self, request_id: int) -> bool:
+        """Whether the reply to `request_id` is in (without waiting)."""
+        while True:
+            try:
+                arrived, line = self._lines.get_nowait()
+            except Empty:
+                return request_id in self._early
+            message = json.loads(line)
+            if "method" not in message and isinstance(message.get("id"), int):
+                self._early[message["id"]] = (arrived, message)
+
+    def start(self, method: str, params: dict[str, Any]) -> tuple[int, float]:
+        """Send a request without waiting: `(its id, when it was sent)`."""
+        request_id = self._next_id
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return request_id, time.perf_counter()
+
+    def status(self, field: str) -> int:
+        """A `/proc/PID/status` size (`VmRSS`, `VmHWM`), in bytes."""
+        with open(f"/proc/{self.process.pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+        raise RuntimeError(f"no {field} in /proc status")
 
     def initialize(self) -> float:
         """Seconds from spawn to the initialize reply; then completes the handshake."""
@@ -321,13 +368,143 @@ def bench_synthetic(documents: int) -> None:
     print(f"  speed-up (median)               {base_median / median:8.1f}x")
 
 
+# -- the biggest binaries ----------------------------------------------------------------------------
+
+LLVM_PACKAGE = "libllvm15"
+LLVM_GLOB = "/usr/lib/x86_64-linux-gnu/libLLVM-1[0-9]*.so.1"
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+SWITCH_CYCLES = 4
+MB = 1024 * 1024
+
+
+def mb(count: float) -> str:
+    return f"{count / MB:8.1f} MB"
+
+
+def llvm_library() -> str | None:
+    found = sorted(glob.glob(LLVM_GLOB))
+    if not found and shutil.which("apt-get"):
+        print(f"  libLLVM is missing: installing Debian's {LLVM_PACKAGE} with apt-get")
+        subprocess.run(["apt-get", "install", "-y", "-q", LLVM_PACKAGE], check=False, stdout=subprocess.DEVNULL)
+        found = sorted(glob.glob(LLVM_GLOB))
+    return found[-1] if found else None
+
+
+def objdump_baseline(path: str) -> tuple[float, int]:
+    """`objdump -d -w` of the whole file: (wall seconds, peak RSS bytes)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(["objdump", "-d", "-w", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0
+    return time.perf_counter() - started, usage.ru_maxrss * 1024
+
+
+def completion_params(document: str, prefix: str) -> dict[str, Any]:
+    return {
+        "ref": {"type": "ref/prompt", "name": "investigate_feature"},
+        "argument": {"name": "procedure", "value": prefix},
+        "context": {"arguments": {"document": document}},
+    }
+
+
+def bench_big_binary(label: str, path: str) -> None:
+    size = os.path.getsize(path)
+    print(f"\n{label}: {path} ({mb(size).strip()})")
+    if shutil.which("objdump"):
+        objdump_seconds, objdump_rss = objdump_baseline(path)
+        print(f"  objdump -d -w (baseline)                {ms(objdump_seconds)}   peak RSS {mb(objdump_rss)}")
+    else:
+        objdump_seconds = float("nan")
+        print("  objdump is not installed: no baseline")
+    server = RawServer("--target", path)
+    server.initialize()
+    ready = server.until_ready()
+    _, listed = server.tool("list_procedures", {"limit": 500})
+    document = listed["document"]["name"]
+    names = [n for p in listed["procedures"] for n in p["names"] if n.isidentifier()]
+    plain = [n for n in names if not n.startswith("__")]
+    # A procedure in the middle of the first page, by name where it has a plain one, else by address.
+    middle = listed["procedures"][len(listed["procedures"]) // 2]
+    subject = plain[len(plain) // 2] if plain else middle["address"]
+    names = names or [middle["address"]]
+    rng = random.Random(5)
+    find_id, sent = server.start("tools/call", {"name": "find_references", "arguments": {"procedure": subject}})
+    during: list[float] = []
+    while not server.arrived(find_id):
+        prefix = rng.choice(names)[: rng.choice(PREFIX_LENGTHS[1:])]
+        during.append(server.request("completion/complete", completion_params(document, prefix))[0])
+    arrived, reply = server.reply(find_id)
+    first_find = arrived - sent
+    result = reply.get("result") or {}
+    found = result.get("structuredContent") or {}
+    if result.get("isError") or "total" not in found:
+        print(f"  find_references did not answer a list: {json.dumps(result)[:300]}")
+    peak = server.status("VmHWM")
+    idle: list[float] = []
+    for _ in range(max(len(during), REQUESTS)):
+        prefix = rng.choice(names)[: rng.choice(PREFIX_LENGTHS[1:])]
+        idle.append(server.request("completion/complete", completion_params(document, prefix))[0])
+    total = ready + first_find
+    print(f"  server spawn -> ready                   {ms(ready)}")
+    print(f"  first find_references ({subject[:24]}) {ms(first_find)}   {found.get('total', '?')} referring procedures")
+    ratio = total / objdump_seconds
+    print(f"  ready + first find_references           {ms(total)}   {ratio:5.2f}x objdump (goal <= 1x)")
+    print(f"  server peak RSS                         {mb(peak)}   {peak / size:5.2f}x the file (goal <= 3x)")
+    if during:
+        print(
+            f"  completion while the index builds, {len(during)} requests   median {ms(statistics.median(during))}"
+            f"   p95 {ms(percentile(during, 0.95))}   (goal p95 <= 5 ms)"
+        )
+    else:
+        print("  completion while the index builds: the index was built before the first completion was answered")
+    print(
+        f"  completion once it is built, {len(idle)} requests   median {ms(statistics.median(idle))}"
+        f"   p95 {ms(percentile(idle, 0.95))}   (the same server idle: what the machine's load alone costs)"
+    )
+    server.close()
+
+
+def bench_switches(big: str) -> None:
+    server = RawServer("--target", LIBC)
+    server.initialize()
+    server.until_ready()
+    start = server.status("VmRSS")
+    for _ in range(SWITCH_CYCLES):
+        server.tool("open_binary", {"path": big})
+        server.tool("open_binary", {"path": LIBC})
+    after = server.status("VmRSS")
+    print(f"\nswitching libc -> {os.path.basename(big)} -> libc, {SWITCH_CYCLES} times (open_binary over stdio)")
+    print(f"  RSS on libc at start                    {mb(start)}")
+    print(f"  RSS on libc after {SWITCH_CYCLES} switches             {mb(after)}   ({after / start:4.2f}x the start)")
+    print(f"  peak RSS                                {mb(server.status('VmHWM'))}")
+    server.close()
+
+
+def bench_biggest() -> None:
+    print("\nthe biggest binaries")
+    llvm = llvm_library()
+    node = shutil.which("node")
+    subjects = [("libLLVM", llvm), ("node", os.path.realpath(node) if node else None)]
+    for label, path in subjects:
+        if path is None:
+            print(f"  {label}: not found on this machine, skipped (say so when quoting figures)")
+            continue
+        bench_big_binary(label, path)
+    if llvm is not None:
+        bench_switches(llvm)
+
+
 def main() -> None:
     print("rea-tui reference server benchmark")
+    if sys.argv[1:] == ["big"]:
+        bench_biggest()
+        return
     bench_start()
     bench_default_inventory()
     bench_default_over_stdio()
     bench_synthetic(documents=5)
     bench_synthetic(documents=1)
+    bench_biggest()
 
 
 if __name__ == "__main__":

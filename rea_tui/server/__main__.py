@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from rea_tui.server.target_paths import StartupTarget
 
 MAX_PORT = 65535
+GIL_SWITCH_INTERVAL_SECONDS = 0.0005
+"""How long the event loop waits at most for the GIL while a worker thread builds an index (Python's
+default is 5 ms, and one request takes the GIL several times: completion stalled 20-180 ms per request)."""
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -165,17 +168,19 @@ def main(argv: list[str] | None = None) -> int:
 
     import logging
 
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_SECONDS)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rea-server %(levelname)s %(message)s")
 
     from rea_tui.server.rea_server import ReaServer
-    from rea_tui.server.session_state import ServerOptions, Session
+    from rea_tui.server.session_state import ServerOptions
 
     options = ServerOptions(
         discovery_limit=args.discovery_limit,
         discovery_time_budget=args.discovery_time_budget,
         page_size=args.page_size,
     )
-    app = ReaServer(Session(options))
+    # Over HTTP each MCP session gets its own target and evidence; stdio is one connection.
+    app = ReaServer(options, per_session=args.http is not None)
     try:
         if front is not None:
             from rea_tui.server.stdio_serving import serve_stdio

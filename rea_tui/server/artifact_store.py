@@ -8,8 +8,10 @@ but only while its target is the active one.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,13 +123,13 @@ def _document_occurrences(doc: Document, target: Target) -> list[dict[str, Any]]
 class ArtifactStore:
     """Manifests minted this session; cleared when the target is closed."""
 
-    def __init__(self) -> None:
+    def __init__(self, numbers: Iterator[int] | None = None) -> None:
         self._manifests: dict[str, Manifest] = {}
-        self._next = 1
+        self._numbers = numbers if numbers is not None else itertools.count(1)
+        """Shared by every session of a process, so no ID is handed out twice by it."""
 
     def mint(self, target: Target) -> Manifest:
-        number = self._next
-        self._next += 1
+        number = next(self._numbers)
         occurrences: list[dict[str, Any]] = []
         for doc in target.documents:
             occurrences.extend(_document_occurrences(doc, target))

@@ -13,17 +13,22 @@ given (then a value found in several documents is offered document-qualified,
 `_meta["rea/discovery"]` says so.
 
 Completion only reads: it keeps no cache of results (each request reads the
-session as it is, so a target switch shows on the very next request), never
-waits (while the target opens, document and procedure completion is cold and
-answers an empty list) and never starts analysis. A cold, failing or
-malformed provider yields an empty list, never an unverified identifier.
+session as it is, so a target switch shows on the very next request) and
+never starts analysis. A document or procedure request that arrives while
+the startup target opens waits for it, at most the discovery time budget;
+past that it answers an empty list whose `_meta["rea/target"]` says what is
+still opening. A cold, failing or malformed provider yields an empty list,
+never an unverified identifier.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+import anyio.to_thread
 
 from rea_tui.server.prefix_index import CompletionPage, PrefixIndex
 from rea_tui.server.prompt_declarations import Family
@@ -37,7 +42,12 @@ DISCOVERY_META_KEY: Final = "rea/discovery"
 """`{"complete": bool, "limit": int, "addresses": int}`, plus `"reason": "limit" | "time"` when cut."""
 
 TARGET_META_KEY: Final = "rea/target"
-"""`{"state": "opening" | "none" | "failed"}` on document and procedure replies while no target is ready."""
+"""`{"state": "opening" | "none" | "failed"}` on document and procedure replies while no target is ready
+(with `"label"` and `"waited_seconds"` when it is still opening); `{"state": "ready", "waited_seconds": s}`
+when the reply waited for the target to open."""
+
+_TARGET_FAMILIES: Final = frozenset({"document", "procedure"})
+"""The families read from the target, which wait while it opens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +63,35 @@ class CompletionAnswer:
 class CompletionEngine:
     def __init__(self, session: Session) -> None:
         self.session = session
+
+    async def complete_when_open(
+        self, family: Family | None, prefix: str, context: Mapping[str, str]
+    ) -> CompletionAnswer:
+        """`complete`, after waiting (at most the discovery time budget) for a target that is opening."""
+        session = self.session
+        if family not in _TARGET_FAMILIES or session.state != "opening":
+            return await self._complete_off_loop_when_cold(family, prefix, context)
+        started = time.monotonic()
+        await session.wait_until_settled(session.options.discovery_time_budget)
+        waited = round(time.monotonic() - started, 3)
+        answer = await self._complete_off_loop_when_cold(family, prefix, context)
+        if session.state == "opening":
+            state = {"state": "opening", "label": session.opening_label, "waited_seconds": waited}
+        else:
+            state = {"state": session.state, "waited_seconds": waited}
+        return CompletionAnswer(answer.page, {**answer.meta, TARGET_META_KEY: state})
+
+    async def _complete_off_loop_when_cold(
+        self, family: Family | None, prefix: str, context: Mapping[str, str]
+    ) -> CompletionAnswer:
+        """`complete`, in a worker thread when it would first build a provider's procedure values
+        (discovery pages through the whole inventory), so the event loop keeps answering meanwhile."""
+        analysis = self.session.analysis
+        provider = context.get("provider") or AUTO_PROVIDER
+        cold = analysis is not None and not analysis.completion_built(provider, context.get("document") or None)
+        if family == "procedure" and cold:
+            return await anyio.to_thread.run_sync(self.complete, family, prefix, context)
+        return self.complete(family, prefix, context)
 
     def complete(self, family: Family | None, prefix: str, context: Mapping[str, str]) -> CompletionAnswer:
         if family is None:

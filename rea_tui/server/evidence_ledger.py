@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,23 +37,20 @@ def evidence_id(number: int) -> str:
 class EvidenceLedger:
     """Session-scoped; cleared when the target is closed (its IDs are not reused)."""
 
-    def __init__(self) -> None:
+    def __init__(self, numbers: Iterator[int] | None = None) -> None:
         self._entries: dict[str, EvidenceEntry] = {}
-        self._next = 1
+        self._numbers = numbers if numbers is not None else itertools.count(1)
+        """Shared by every session of a process, so no ID is handed out twice by it."""
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def next_id(self) -> str:
-        return evidence_id(self._next)
-
     def retain(self, operation: str, arguments: dict[str, Any], target: str | None, result: dict[str, Any]) -> str:
-        entry = EvidenceEntry(self._next, operation, dict(arguments), target, result)
+        entry = EvidenceEntry(next(self._numbers), operation, dict(arguments), target, result)
         # Validated once at retention: capture and artifact completion trust only these flags.
         entry.is_capture = operation == "run_process_capture" and is_process_capture_v4(result)
         entry.is_inventory = operation == "inventory_artifact" and is_artifact_inventory(result)
         self._entries[entry.id] = entry
-        self._next += 1
         return entry.id
 
     def get(self, evidence: str) -> EvidenceEntry | None:

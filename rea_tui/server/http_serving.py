@@ -12,8 +12,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 from rea_tui.server.http_security import BearerTokenGate, allowed_hosts, is_loopback
 from rea_tui.server.rea_server import ReaServer
 from rea_tui.server.target_paths import StartupTarget
+from rea_tui.server.workspaces import SESSION_HEADER, SESSION_IDLE_SECONDS, Workspaces
 
 LISTEN_BACKLOG = 128
+HTTP_OK = 200
+HTTP_REDIRECT = 300
 _STARTED_POLL_SECONDS = 0.02
 
 
@@ -26,6 +29,31 @@ def _security(host: str) -> TransportSecuritySettings:
         )
     # A remote bind has no fixed Host name to check; the bearer token guards it instead.
     return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+class SessionEnd:
+    """ASGI wrapper: a client's DELETE of its MCP session drops that session's target and evidence."""
+
+    def __init__(self, inner: Any, workspaces: Workspaces) -> None:
+        self.inner = inner
+        self.workspaces = workspaces
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+            await self.inner(scope, receive, send)
+            return
+        statuses: list[int] = []
+
+        async def watched(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                statuses.append(int(message.get("status", 0)))
+            await send(message)
+
+        await self.inner(scope, receive, watched)
+        if statuses and HTTP_OK <= statuses[0] < HTTP_REDIRECT:  # the SDK ended the session
+            for name, value in scope.get("headers", ()):
+                if name.decode("latin-1").lower() == SESSION_HEADER:
+                    self.workspaces.drop(value.decode("latin-1"))
 
 
 def serve_http(app: ReaServer, host: str, port: int, token: str | None, startup: StartupTarget | None) -> int:
@@ -43,7 +71,10 @@ def serve_http(app: ReaServer, host: str, port: int, token: str | None, startup:
     bound_port = sock.getsockname()[1]
     shown_host = f"[{host}]" if family == socket.AF_INET6 else host
 
-    asgi: Any = app.server.streamable_http_app(host=host, transport_security=_security(host))
+    asgi: Any = app.server.streamable_http_app(
+        host=host, transport_security=_security(host), session_idle_timeout=SESSION_IDLE_SECONDS
+    )
+    asgi = SessionEnd(asgi, app.workspaces)
     if token:
         asgi = BearerTokenGate(asgi, token)
     config = uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="on")

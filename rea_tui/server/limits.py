@@ -37,3 +37,6 @@ DEFAULT_LIST_PAGE: Final = 100
 
 TARGET_READY_WAIT_SECONDS: Final = 60.0
 """How long a tool call made while the startup target opens waits for it before saying so."""
+
+OPENING_READ_WAIT_SECONDS: Final = 5.0
+"""How long `rea://session` and `prompts/get` wait for a target that is opening before answering that it is."""

@@ -18,13 +18,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from rea_tui.server.completion_engine import CompletionEngine
 from rea_tui.server.guided_prompts import description, render, target_sentence
-from rea_tui.server.limits import MAX_VALUE_CHARS
+from rea_tui.server.limits import MAX_VALUE_CHARS, OPENING_READ_WAIT_SECONDS
 from rea_tui.server.name_resolver import Narrowing
 from rea_tui.server.prompt_declarations import PROMPTS, PROMPTS_BY_NAME, Family
 from rea_tui.server.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
@@ -45,17 +43,17 @@ from rea_tui.server.server_lists import (
     resource_template_items,
     tool_items,
 )
-from rea_tui.server.session_state import Session
+from rea_tui.server.session_state import ServerOptions
 from rea_tui.server.text_forms import to_json
 from rea_tui.server.tool_catalog import build_registry
 from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Plain, internal_context
-from rea_tui.server.tool_services import ToolServices
+from rea_tui.server.workspaces import SCOPE_SENTENCES, Workspace, Workspaces
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from rea_tui.server.target_paths import StartupTarget
-    from rea_tui.server.target_switching import Hold
+    from rea_tui.server.workspaces import Hold
 
 _PROCEDURE_URI = re.compile(r"^rea://documents/([^/]+)/procedures/([^/]+)$")
 _EVIDENCE_URI = re.compile(r"^rea://evidence/([^/]+)$")
@@ -94,43 +92,30 @@ class _Server(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
-class LegacyListeners:
-    """Middleware that remembers each legacy connection, so a change can be announced on it later.
+class WorkspaceRouting:
+    """Middleware that remembers which legacy connections use which workspace, so a change of its target
+    can be announced on them later (a target that finishes opening in the background has no request to
+    answer on)."""
 
-    A target that finishes opening in the background has no request to
-    answer on; its prompts/list_changed goes to every connection seen.
-    """
-
-    def __init__(self) -> None:
-        self._sessions: dict[int, tuple[object, ServerSession]] = {}
+    def __init__(self, workspaces: Workspaces) -> None:
+        self.workspaces = workspaces
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        params = ctx.session.client_params
-        if not _is_modern(ctx) and params is not None:
-            # The connection's initialize params identify it; keeping them keeps the key stable.
-            self._sessions[id(params)] = (params, ctx.session)
+        # An HTTP initialize has no session id yet: that connection is remembered from its next request.
+        opening_http_session = self.workspaces.per_session and ctx.method == "initialize"
+        if not _is_modern(ctx) and not opening_http_session:
+            self.workspaces.for_request(ctx).remember(ctx)
         return await call_next(ctx)
-
-    async def prompts_changed(self) -> None:
-        for key, (_params, session) in list(self._sessions.items()):
-            try:
-                await session.send_prompt_list_changed()
-            except Exception:  # a closed connection: forget it
-                logger.debug("dropping a legacy connection that cannot be notified", exc_info=True)
-                self._sessions.pop(key, None)
 
 
 class ReaServer:
-    """Owns the session and answers every MCP request against it."""
+    """Answers every MCP request against the workspace (session state) of the client that sent it."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.services = ToolServices.for_session(session)
+    def __init__(self, options: ServerOptions, *, per_session: bool = False) -> None:
+        self.workspaces = Workspaces(options, per_session=per_session)
         self.registry = build_registry()
-        self.completion = CompletionEngine(session)
         self.bus = InMemorySubscriptionBus()
-        self.listeners = LegacyListeners()
-        self.services.switcher.announce_with(self.target_changed)
+        self.workspaces.announce_with(self.target_changed)
         self.server: Server[Any] = _Server(
             SERVER_NAME,
             version=SERVER_VERSION,
@@ -149,7 +134,7 @@ class ReaServer:
         )
         self.server.middleware = [
             *self.server.middleware,
-            self.listeners,
+            WorkspaceRouting(self.workspaces),
             ErrorMapping(),
             # Seals the requestState of multi-round-trip results; the client echoes it back verbatim.
             RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME),
@@ -162,20 +147,22 @@ class ReaServer:
         """The target the server was started with: opened before requests are served with `--open-first`
         (`startup.first`), otherwise in the background, in `tasks`, once `hold` returns (if given); from
         this call on the session says it is opening."""
-        switcher = self.services.switcher
+        workspaces = self.workspaces
         if startup.first:
-            await switcher.open_startup(startup.opener, startup.label)
+            await workspaces.open_startup(startup.opener, startup.label)
         else:
-            switcher.begin_startup(startup.label)
-            tasks.start_soon(switcher.finish_startup, startup.opener, hold)
+            workspaces.begin_startup(startup.label)
+            tasks.start_soon(workspaces.finish_startup, startup.opener, hold)
 
     # -- change notifications -----------------------------------------------------------------
 
-    async def target_changed(self) -> None:
-        """Prompt descriptions name the active target, so every change updates the prompt list."""
+    async def target_changed(self, workspace: Workspace) -> None:
+        """Prompt descriptions name the active target, so every change updates the prompt list: on the
+        legacy connections of that workspace, and on every 2026-07-28 listener (those carry no session, so
+        one may hear of another's change and list again for nothing)."""
         await self.bus.publish(PromptsListChanged())
         await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
-        await self.listeners.prompts_changed()
+        await workspace.prompts_changed()
 
     # -- prompts ----------------------------------------------------------------------------------
 
@@ -188,7 +175,8 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         self._no_cursor(params)
-        return types.ListPromptsResult.model_validate({"prompts": prompt_items(target_sentence(self.session))})
+        session = self.workspaces.for_request(ctx).session
+        return types.ListPromptsResult.model_validate({"prompts": prompt_items(target_sentence(session))})
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -210,9 +198,12 @@ class ReaServer:
                 errors.append(field_error(f"arguments.{arg.name}", "required"))
         if errors:
             raise InvalidParams(errors)
-        text = render(spec, args, self.session, self.registry.names())
+        session = self.workspaces.for_request(ctx).session
+        # A rendered workflow names the target: a short wait spares a cold client a stale "still opening".
+        await session.wait_until_settled(OPENING_READ_WAIT_SECONDS)
+        text = render(spec, args, session, self.registry.names())
         return types.GetPromptResult(
-            description=description(spec, self.session),
+            description=description(spec, session),
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
         )
 
@@ -252,7 +243,8 @@ class ReaServer:
         family = self._family(params, errors)
         if errors:
             raise InvalidParams(errors)
-        answer = self.completion.complete(family, params.argument.value, context)
+        workspace = self.workspaces.for_request(ctx)
+        answer = await workspace.completion.complete_when_open(family, params.argument.value, context)
         page = answer.page
         return types.CompleteResult(
             completion=types.Completion(values=page.values, total=page.total, has_more=page.has_more),
@@ -297,7 +289,9 @@ class ReaServer:
             names = ", ".join(self.registry.names())
             raise InvalidParams([field_error("name", f"unknown tool; available: {names}")])
         arguments = dict(params.arguments or {})
-        outcome = await self.registry.call(params.name, arguments, self._call_context(ctx, params), self.services)
+        workspace = self.workspaces.for_request(ctx)
+        session = workspace.session
+        outcome = await self.registry.call(params.name, arguments, self._call_context(ctx, params), workspace.services)
         if isinstance(outcome, NeedsInput):
             return outcome.result
         if isinstance(outcome, Failure):
@@ -305,7 +299,7 @@ class ReaServer:
         if isinstance(outcome, Narrowing):
             structured = outcome.reply()
         elif isinstance(outcome, Evidence):
-            evidence = self.session.ledger.retain(params.name, arguments, self.session.target_path, outcome.payload)
+            evidence = session.ledger.retain(params.name, arguments, session.target_path, outcome.payload)
             structured = {"evidence_id": evidence, **outcome.payload}
         else:
             assert isinstance(outcome, Plain)
@@ -332,11 +326,15 @@ class ReaServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = params.uri
+        workspace = self.workspaces.for_request(ctx)
+        session = workspace.session
         data: Any
         if uri == SESSION_URI:
-            data = self.session.describe()
+            # A short wait spares a cold client a stale "still opening"; past it, the reply says what opens.
+            await session.wait_until_settled(OPENING_READ_WAIT_SECONDS)
+            data = {**session.describe(), "scope": SCOPE_SENTENCES[workspace.scope]}
         elif (m := _EVIDENCE_URI.match(uri)) is not None:
-            entry = self.session.ledger.get(unquote(m.group(1)))
+            entry = session.ledger.get(unquote(m.group(1)))
             if entry is None:
                 raise InvalidParams([field_error("uri", "no such evidence in this session")])
             data = {
@@ -348,7 +346,7 @@ class ReaServer:
             }
         elif (m := _PROCEDURE_URI.match(uri)) is not None:
             args = {"document": unquote(m.group(1)), "procedure": unquote(m.group(2))}
-            outcome = await self.registry.call("inspect_procedure", args, internal_context(), self.services)
+            outcome = await self.registry.call("inspect_procedure", args, internal_context(), workspace.services)
             if isinstance(outcome, Narrowing):
                 raise InvalidParams([field_error("uri", outcome.ask_user)])
             if isinstance(outcome, Failure):

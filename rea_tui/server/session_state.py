@@ -1,9 +1,10 @@
 """The server's session: the active target, its state, and everything retained about it.
 
-One session per server process. The target moves through four states:
-`none` (nothing open), `opening` (the startup target is being read in the
-background; document and procedure completion is cold and answers an empty
-list), `ready`, and `failed` (the startup target could not be opened).
+One session per connection over stdio, one per MCP session over HTTP (see
+`workspaces`). The target moves through four states: `none` (nothing open),
+`opening` (the startup target is being read in the background; document and
+procedure completion and tool calls wait for it, bounded), `ready`, and
+`failed` (the startup target could not be opened).
 Switching with `open_binary` keeps the old target active until the new one is
 ready, then replaces it in one step, so the very next request sees the change.
 Closing the target also clears the evidence ledger, the residual-unknown
@@ -13,7 +14,9 @@ handed out again by this process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
@@ -50,19 +53,32 @@ class ServerOptions:
         return DiscoveryOptions(self.discovery_limit, self.page_size, self.discovery_time_budget)
 
 
+@dataclass(frozen=True, slots=True)
+class IdNumbers:
+    """The counters evidence, unknown and manifest IDs are numbered from, one set per process: sessions
+    share them, so an ID is never handed out twice by one server, across sessions and closes."""
+
+    evidence: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    unknowns: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    manifests: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+
 class Session:
-    def __init__(self, options: ServerOptions) -> None:
+    def __init__(self, options: ServerOptions, numbers: IdNumbers | None = None) -> None:
+        numbers = numbers or IdNumbers()
         self.options = options
         self.state: TargetState = "none"
         self.target: Target | None = None
         self.analysis: TargetAnalysis | None = None
         self.opening_label: str | None = None
         self.open_error: str | None = None
-        self.ledger = EvidenceLedger()
-        self.unknowns = UnknownRegistry()
-        self.artifacts = ArtifactStore()
+        self.ledger = EvidenceLedger(numbers.evidence)
+        self.unknowns = UnknownRegistry(numbers.unknowns)
+        self.artifacts = ArtifactStore(numbers.manifests)
         self.generation = 0
         """Bumped on every switch or close."""
+        self.follows_startup = False
+        """True while the session waits for the startup target and has opened or closed nothing itself."""
         self._settled: anyio.Event | None = None
 
     # -- lifecycle -----------------------------------------------------------------
@@ -70,6 +86,7 @@ class Session:
     def begin_opening(self, label: str) -> None:
         """The startup target starts opening in the background (call from the event loop)."""
         self.state = "opening"
+        self.follows_startup = True
         self.opening_label = label
         self.open_error = None
         self._settled = anyio.Event()
@@ -79,9 +96,11 @@ class Session:
         self.open_error = message
         self._settle()
 
-    def activate(self, analysis: TargetAnalysis) -> Target | None:
-        """Make the analysed target active; returns the target it replaced."""
+    def activate(self, analysis: TargetAnalysis, *, own: bool = False) -> Target | None:
+        """Make the analysed target active (`own`: one this session opened itself, not the startup
+        target); returns the target it replaced."""
         previous = self.target
+        self.follows_startup = self.follows_startup and not own
         self.target = analysis.target
         self.analysis = analysis
         self.state = "ready"
@@ -93,13 +112,16 @@ class Session:
 
     def close(self) -> Target | None:
         previous = self.target
+        self.follows_startup = False
         self.target = None
         self.analysis = None
         self.state = "none"
+        self.opening_label = None
         self.generation += 1
         self.ledger.clear()
         self.unknowns.clear()
         self.artifacts.clear()
+        self._settle()
         return previous
 
     def _settle(self) -> None:
@@ -133,7 +155,11 @@ class Session:
                 "main_executable": None,
             }
             if self.state == "opening":
-                info["note"] = "the target is still opening; document and procedure completion is empty until then"
+                info["opening"] = self.opening_label
+                info["note"] = (
+                    f"the target {self.opening_label} is still opening; document and procedure completion "
+                    "waits for it (at most the discovery time budget), tool calls wait too"
+                )
             if self.open_error is not None:
                 info["error"] = self.open_error
             return {**info, **counts}

@@ -38,6 +38,8 @@ class DocumentBackend(Protocol):
     arch: str
     bits: int
     error: str | None
+    read_note: str | None
+    """What of the file was not read (a sparse file's hole)."""
     inventory: DocumentInventory
 
     def read(self, address: int, size: int) -> bytes: ...
@@ -70,6 +72,8 @@ class Document:
             "format": self.backend.format,
             "arch": self.backend.arch,
         }
+        if self.backend.read_note is not None:
+            info["read"] = self.backend.read_note
         if self.backend.error is not None:
             info["error"] = self.backend.error
         else:

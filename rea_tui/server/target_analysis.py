@@ -16,6 +16,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from rea_tui.server.code_references import ReferenceIndex
+from rea_tui.server.memory_release import collection_paused
 from rea_tui.server.name_resolver import Item, make_item
 from rea_tui.server.prefix_index import PrefixIndex
 from rea_tui.server.procedure_inventory import DiscoveryReport, DocumentProcedures, discover, target_entries
@@ -184,6 +185,10 @@ class TargetAnalysis:
             raise _fresh(found)
         return found
 
+    def completion_built(self, provider: str, document: str | None) -> bool:
+        """Whether the completion values of `provider` (for `document`, or the whole target) are built."""
+        return (provider, document) in self._completions
+
     def procedure_completion(self, provider: Provider, document: str | None) -> ProcedureCompletion:
         """Completion values of one document, or of the whole target when `document` is None.
 
@@ -214,6 +219,9 @@ class TargetAnalysis:
                 raise
             except ProviderError:
                 continue  # an unparsable document has no procedures to offer
+        if len(inventories) == 1 and inventories[0].report.complete:
+            # One complete document: the whole target's values are its values; one index serves both.
+            return self.procedure_completion(provider, inventories[0].document)
         report = DiscoveryReport.combined([i.report for i in inventories], self.discovery.limit)
         return ProcedureCompletion(PrefixIndex(target_entries(inventories)), report)
 
@@ -223,8 +231,9 @@ class TargetAnalysis:
         """Every document's strings (built together once: their ids number across the target)."""
         with self._build_lock:
             if self._strings is None:
-                documents = [(doc, StringIndex(doc.backend.data_sections())) for doc in self.target.documents]
-                self._strings = TargetStrings(documents)
+                with collection_paused():
+                    documents = [(doc, StringIndex(doc.backend.data_sections())) for doc in self.target.documents]
+                    self._strings = TargetStrings(documents)
             return self._strings
 
     def section_ranges(self, doc: Document) -> list[tuple[int, int]]:
@@ -244,14 +253,19 @@ class TargetAnalysis:
         with self._build_lock:
             index = self._references.get(doc.name)
             if index is None:
-                backend = doc.backend
-                index = ReferenceIndex(
-                    backend.inventory.records,
-                    backend.read,
-                    backend.disassembly_target(),
-                    backend.absolute_ranges(),
-                    backend.stub_sections(),
-                    backend.import_slots(),
-                )
+                with collection_paused():
+                    index = self._reference_index(doc)
                 self._references[doc.name] = index
             return index
+
+    @staticmethod
+    def _reference_index(doc: Document) -> ReferenceIndex:
+        backend = doc.backend
+        return ReferenceIndex(
+            backend.inventory.records,
+            backend.read,
+            backend.disassembly_target(),
+            backend.absolute_ranges(),
+            backend.stub_sections(),
+            backend.import_slots(),
+        )

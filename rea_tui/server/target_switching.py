@@ -1,36 +1,35 @@
-"""Changing the active target: the startup open in the background, `open_binary`, `close_binary`.
+"""Changing one session's active target: `open_binary` and `close_binary`.
 
-Switches are serialised by one lock. Parsing a target and building what
-completion reads (`TargetAnalysis.prepare`) happen in a worker thread; the
-session then changes in one step and the change is announced (prompt
-descriptions name the active target, so clients refresh their prompt list).
+Switches of a session are serialised by its lock. Parsing a target and
+building what completion reads (`TargetAnalysis.prepare`) happen in a worker
+thread; the session then changes in one step and the change is announced
+(prompt descriptions name the active target, so clients refresh their prompt
+list). The startup target, shared by every session, is opened by `workspaces`.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
 
-from rea_tui.server.capture_policy import CapturePolicy
+from rea_tui.server.memory_release import release_freed_memory
 from rea_tui.server.session_state import Session
 from rea_tui.server.target import Target, open_path
-from rea_tui.server.target_analysis import TargetAnalysis
-from rea_tui.server.target_paths import TargetError
 
-logger = logging.getLogger("rea_tui.server")
+if TYPE_CHECKING:
+    from rea_tui.server.workspaces import AnalysisCache
 
 Announce = Callable[[], Awaitable[None]]
-Hold = Callable[[], Awaitable[object]]
-Opener = Callable[[], Target]
 
 
 class TargetSwitcher:
-    def __init__(self, session: Session, policy: CapturePolicy) -> None:
+    def __init__(self, session: Session, analyses: AnalysisCache) -> None:
         self.session = session
-        self.policy = policy
+        self.analyses = analyses
         self.lock = anyio.Lock()
         self._announce: Announce | None = None
 
@@ -41,48 +40,37 @@ class TargetSwitcher:
         if self._announce is not None:
             await self._announce()
 
-    def _analysed(self, opener: Opener) -> TargetAnalysis:
-        analysis = TargetAnalysis(opener(), self.session.options.discovery())
-        analysis.prepare()
-        return analysis
-
-    def begin_startup(self, label: str) -> None:
-        """Say the startup target is opening, from now on (call before any request is served)."""
-        self.session.begin_opening(label)
-
-    async def open_startup(self, opener: Opener, label: str) -> None:
-        """Open the target the server was started with at once; completion stays cold until it is ready."""
-        self.begin_startup(label)
-        await self.finish_startup(opener)
-
-    async def finish_startup(self, opener: Opener, hold: Hold | None = None) -> None:
-        """Open the startup target `begin_startup` announced, after `hold` returns (if given)."""
-        async with self.lock:
-            if hold is not None:
-                await hold()
-            try:
-                analysis = await anyio.to_thread.run_sync(self._analysed, opener)
-            except TargetError as exc:
-                logger.warning("cannot open target: %s", exc)
-                self.session.fail_opening(str(exc))
-            except Exception as exc:  # a parser crash must not take the server down
-                logger.exception("opening the target failed")
-                self.session.fail_opening(f"{type(exc).__name__}: {exc}")
-            else:
-                self.policy.record_startup(analysis.target)
-                self.session.activate(analysis)
-        await self._announced()
-
-    async def open(self, path: str) -> tuple[Target, Target | None]:
+    async def open(self, path: str) -> tuple[Target, Replaced]:
         """Open `path` and make it active; the old target stays active until then. Raises TargetError."""
         async with self.lock:
-            analysis = await anyio.to_thread.run_sync(self._analysed, lambda: open_path(path))
-            previous = self.session.activate(analysis)
+            analysis = await anyio.to_thread.run_sync(self.analyses.analysed, path, lambda: open_path(path))
+            replaced = Replaced.of(self.session.activate(analysis, own=True))
+        await self._released(replaced)
         await self._announced()
-        return analysis.target, previous
+        return analysis.target, replaced
 
-    async def close(self) -> Target | None:
+    async def close(self) -> Replaced:
         async with self.lock:
-            previous = self.session.close()
+            replaced = Replaced.of(self.session.close())
+        await self._released(replaced)
         await self._announced()
-        return previous
+        return replaced
+
+    @staticmethod
+    async def _released(replaced: Replaced) -> None:
+        """Hand the memory of a replaced target back to the system, off the event loop (nothing here holds
+        the target any more, so what only it used is free by now)."""
+        if replaced.any:
+            await anyio.to_thread.run_sync(release_freed_memory)
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """The target a switch replaced, by path only (holding it would keep its memory)."""
+
+    any: bool
+    path: str | None
+
+    @classmethod
+    def of(cls, target: Target | None) -> Replaced:
+        return cls(target is not None, target.path if target is not None else None)

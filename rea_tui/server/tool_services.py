@@ -20,11 +20,6 @@ class ToolServices:
     switcher: TargetSwitcher
     capture_policy: CapturePolicy
 
-    @classmethod
-    def for_session(cls, session: Session) -> ToolServices:
-        policy = CapturePolicy()
-        return cls(session, TargetLookups(session), TargetSwitcher(session, policy), policy)
-
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:

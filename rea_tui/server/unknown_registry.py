@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -48,9 +50,10 @@ class Unknown:
 
 
 class UnknownRegistry:
-    def __init__(self) -> None:
+    def __init__(self, numbers: Iterator[int] | None = None) -> None:
         self._items: dict[str, Unknown] = {}
-        self._next = 1
+        self._numbers = numbers if numbers is not None else itertools.count(1)
+        """Shared by every session of a process, so no ID is handed out twice by it."""
 
     def record(
         self,
@@ -60,8 +63,7 @@ class UnknownRegistry:
         target: str | None,
         supersedes: Unknown | None,
     ) -> Unknown:
-        item = Unknown(self._next, question, context, evidence, target)
-        self._next += 1
+        item = Unknown(next(self._numbers), question, context, evidence, target)
         if supersedes is not None:
             supersedes.status = "superseded"
             supersedes.superseded_by = item.id

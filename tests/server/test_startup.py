@@ -3,8 +3,10 @@
 A raw JSON-RPC client over stdio shows the early reply is the SDK's reply
 (the server logs a difference, and sends no second copy), and still arrives
 while the SDK import is held. With the target's opening held (LIEF gated),
-completion is cold and does not wait, `doctor` and `rea://session` say the
-target is opening, tools wait for it, and its readiness is announced with
+completion waits for it at most the discovery time budget, then answers an
+empty list that names what is opening; `doctor` names the opening target,
+`rea://session` says it is opening after a short wait, tools and a completion
+asked meanwhile wait for it, and its readiness is announced with
 prompts/list_changed on both protocol generations.
 """
 
@@ -183,10 +185,10 @@ def test_an_unusual_opening_request_is_left_to_the_sdk() -> None:
 
 
 @contextlib.asynccontextmanager
-async def held_opening(tmp_path: Path, mode: str) -> AsyncIterator[tuple[LiveServer, Path]]:
+async def held_opening(tmp_path: Path, mode: str, *args: str) -> AsyncIterator[tuple[LiveServer, Path]]:
     """The default target, with its opening held in `import lief` until the gate file exists."""
     gate = tmp_path / "lief-gate"
-    live = await LiveServer(mode=mode, wait_ready=False, env=gated_environment("gate_lief", gate)).start()
+    live = await LiveServer(*args, mode=mode, wait_ready=False, env=gated_environment("gate_lief", gate)).start()
     try:
         yield live, gate
     finally:
@@ -194,21 +196,30 @@ async def held_opening(tmp_path: Path, mode: str) -> AsyncIterator[tuple[LiveSer
         await live.stop()
 
 
+COMPLETION_WAIT_SECONDS = 1.0
+"""The discovery time budget these servers run with: how long a completion waits for the opening target."""
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_while_the_target_opens_completion_is_cold_and_tools_wait(tmp_path: Path, mode: str) -> None:
-    async with held_opening(tmp_path, mode) as (server, gate):
+async def test_while_the_target_opens_completion_and_tools_wait(tmp_path: Path, mode: str) -> None:
+    budget = ("--discovery-time-budget", str(COMPLETION_WAIT_SECONDS))
+    async with held_opening(tmp_path, mode, *budget) as (server, gate):
         session = await server.session_state()
-        assert session["state"] == "opening" and "interpreter" in session["label"]
+        assert session["state"] == "opening" and "interpreter" in session["opening"]
         for argument in ("procedure", "document"):
             started = time.monotonic()
             result = await server.client.complete(
                 types.PromptReference(name="investigate_feature"), {"name": argument, "value": ""}
             )
-            assert time.monotonic() - started < REPLY_TIMEOUT_SECONDS
+            assert time.monotonic() - started >= COMPLETION_WAIT_SECONDS, "the completion waited for the target"
             assert result.completion.values == [] and result.completion.total == 0
-            assert (result.meta or {}).get("rea/target") == {"state": "opening"}
+            target = (result.meta or {}).get("rea/target")
+            assert target is not None and target["state"] == "opening" and "interpreter" in target["label"]
+            assert target["waited_seconds"] >= COMPLETION_WAIT_SECONDS
         doctor = await server.structured("doctor")
-        assert doctor["session"]["state"] == "opening" and "still opening" in doctor["session"]["note"]
+        opening = doctor["session"]["opening"]
+        assert doctor["session"]["state"] == "opening" and "interpreter" in opening
+        assert f"{opening} is still opening" in doctor["session"]["note"], "doctor names the opening target"
         prompts = (await server.client.list_prompts()).prompts
         assert all("(still opening)" in str(p.description) for p in prompts)
         assert (await server.session_state())["state"] == "opening", "none of that waited for the target"
@@ -238,6 +249,35 @@ async def test_while_the_target_opens_completion_is_cold_and_tools_wait(tmp_path
         assert "Active target: Python" in str(described) and "still opening" not in str(described)
         page = await server.complete("procedure", "PyList_Append")
         assert page.values == ["PyList_Append"]
+
+
+async def test_what_is_asked_while_the_target_opens_waits_for_it(tmp_path: Path) -> None:
+    """A completion waits (up to the discovery time budget) and answers from the target; `rea://session`
+    and a rendered prompt wait a short while, and name what is opening if it still is."""
+    budget = ("--discovery-time-budget", str(REPLY_TIMEOUT_SECONDS))
+    async with held_opening(tmp_path, "legacy", *budget) as (server, gate):
+        asked = asyncio.create_task(
+            server.client.complete(
+                types.PromptReference(name="investigate_feature"), {"name": "procedure", "value": "PyList_Appen"}
+            )
+        )
+        reading = asyncio.create_task(server.session_state())
+        rendering = asyncio.create_task(server.client.get_prompt("investigate_feature", {"feature": "lists"}))
+        await asyncio.sleep(OPENING_HOLD_SECONDS)
+        assert not asked.done(), "the completion waits for the target instead of answering empty"
+        assert not reading.done() and not rendering.done(), "a cold read waits a moment for the target"
+        gate.touch()
+        result = await asyncio.wait_for(asked, REPLY_TIMEOUT_SECONDS)
+        assert result.completion.values == ["PyList_Append"]
+        target = (result.meta or {})["rea/target"]
+        assert target["state"] == "ready" and target["waited_seconds"] >= OPENING_HOLD_SECONDS
+        session = await asyncio.wait_for(reading, REPLY_TIMEOUT_SECONDS)
+        # The read's wait is short and bounded: under load the target may still be opening, and then says what.
+        assert session["state"] == "ready" or "interpreter" in session["opening"]
+        rendered = await asyncio.wait_for(rendering, REPLY_TIMEOUT_SECONDS)
+        text = rendered.messages[0].content
+        assert isinstance(text, types.TextContent)
+        assert "still opening" not in text.text or "interpreter" in text.text
 
 
 def test_the_early_handshake_speaks_the_sdk_versions() -> None:

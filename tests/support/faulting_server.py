@@ -28,7 +28,7 @@ def main() -> int:
 
     from rea_tui.server.providers.synthetic import SyntheticSpec
     from rea_tui.server.rea_server import ReaServer
-    from rea_tui.server.session_state import ServerOptions, Session
+    from rea_tui.server.session_state import ServerOptions
     from rea_tui.server.stdio_serving import serve_stdio
     from rea_tui.server.target import open_synthetic
     from rea_tui.server.target_paths import StartupTarget
@@ -36,7 +36,7 @@ def main() -> int:
     async def fault(ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.EmptyResult:
         raise RuntimeError("injected fault")
 
-    app = ReaServer(Session(ServerOptions()))
+    app = ReaServer(ServerOptions())
     app.server.add_request_handler(FAULT_METHOD, types.RequestParams, fault)
     startup = StartupTarget(lambda: open_synthetic(SyntheticSpec(PROCEDURES, 0)), LABEL)
     return serve_stdio(front, app, startup)

@@ -18,7 +18,7 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 
 from rea_tui.server.rea_server import ReaServer
-from rea_tui.server.session_state import ServerOptions, Session
+from rea_tui.server.session_state import ServerOptions
 
 ANSWER_TIMEOUT_SECONDS = 10.0
 
@@ -29,7 +29,7 @@ def reference_server() -> ReaServer:
     """One server for every run (building one costs more than a run; listing changes nothing in it)."""
     global _server
     if _server is None:
-        _server = ReaServer(Session(ServerOptions()))
+        _server = ReaServer(ServerOptions())
     return _server
 
 

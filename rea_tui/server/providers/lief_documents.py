@@ -21,6 +21,7 @@ import lief
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
 
@@ -47,6 +48,15 @@ class _ExecRange:
         return isinstance(address, int) and self.start <= address < self.end
 
 
+def _symbols(binary: Any, kind: str) -> list[Any]:
+    """Every symbol of an ELF or Mach-O binary. An ELF's are read table by table: LIEF's combined
+    `symbols` view walks its chain again for every item (node's 184,833 symbols: 22-27 s, against
+    0.7 s for `symtab_symbols` and `dynamic_symbols`)."""
+    if kind == "ELF":
+        return [*binary.symtab_symbols, *binary.dynamic_symbols]
+    return list(binary.symbols) if kind == "MachO" else []
+
+
 class LiefDocument:
     """One parsed binary: its inventory, its layout and byte access for disassembly."""
 
@@ -62,9 +72,16 @@ class LiefDocument:
         """Shared libraries this binary links against (DT_NEEDED, load commands, imports)."""
         self.interpreter: str | None = None
         self.inventory = DocumentInventory(records=[])
+        self.read_note: str | None = None
+        """What of the file was not read (a sparse file's hole), when something was not."""
         binary: Any
         try:
-            binary = lief.parse(path)
+            image = binary_image(path)
+            self.read_note = image.note
+            binary = lief.parse(image.source)
+        except UnreadableFile as exc:
+            binary = None
+            self.error = str(exc)
         except Exception as exc:  # LIEF raises assorted native errors on hostile input
             binary = None
             self.error = f"LIEF could not parse {os.path.basename(path)}: {type(exc).__name__}"
@@ -129,7 +146,7 @@ class LiefDocument:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
-        symbols: list[Any] = list(binary.symbols) if self._kind in ("ELF", "MachO") else []
+        symbols = _symbols(binary, self._kind)
         if self._kind == "ELF":
             func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
             for sym in symbols:

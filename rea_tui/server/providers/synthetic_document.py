@@ -92,6 +92,7 @@ class SyntheticDocument:
         self.arch = "X86_64"
         self.bits = 64
         self.error: str | None = None
+        self.read_note: str | None = None
         records = inventory.records
         self._text_end = records[-1].address + STRIDE if records else base
         self._strings_start = self._text_end + _STRINGS_SECTION_GAP

@@ -22,7 +22,7 @@ async def open_binary(call: ToolCall) -> Outcome:
     except TargetError as exc:
         return Failure(str(exc))
     payload = target.describe()
-    payload["previous_target"] = previous.path if previous else None
+    payload["previous_target"] = previous.path
     return Evidence(payload)
 
 
@@ -34,7 +34,7 @@ async def close_binary(call: ToolCall) -> Outcome:
         "manifests": len(session.artifacts.all()),
     }
     previous = await call.services.switcher.close()
-    return Plain({"closed": previous is not None, "target": previous.path if previous else None, "cleared": cleared})
+    return Plain({"closed": previous.any, "target": previous.path, "cleared": cleared})
 
 
 def _version(distribution: str) -> str:
