@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
+    from rea_tui.cli.session_exec import LiveSession
     from rea_tui.host import ServerSelection, ServerSpec
 
 
@@ -32,6 +33,8 @@ class Context:
     selection: ServerSelection
     argv: list[str]
     out: Output
+    # Set when the command runs in a warm session (`rea-tui session`): its ledger, allowances and questions.
+    live: LiveSession | None = None
 
 
 Runner = Callable[[Context], int]

@@ -89,10 +89,19 @@ async def ask_for_logs(context: Context, hosted: HostedServer, level: str) -> No
         context.out.error(f"--log-level: {exc}")
 
 
-def server_command(body: ServerBody, *, catalogs: bool = True) -> Callable[[Context], int]:
-    """A command that runs `body` against the one connected server."""
+class ServerCommand:
+    """A command that runs `body` against the one connected server (a warm session runs `body` on its own)."""
 
-    async def run(context: Context) -> int:
-        return await with_server(context, body, catalogs=catalogs)
+    def __init__(self, body: ServerBody, *, catalogs: bool = True) -> None:
+        self.body = body
+        self.catalogs = catalogs
 
-    return run_async(run)
+    def __call__(self, context: Context) -> int:
+        async def run(context: Context) -> int:
+            return await with_server(context, self.body, catalogs=self.catalogs)
+
+        return run_async(run)(context)
+
+
+def server_command(body: ServerBody, *, catalogs: bool = True) -> ServerCommand:
+    return ServerCommand(body, catalogs=catalogs)

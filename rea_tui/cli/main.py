@@ -38,12 +38,8 @@ def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSel
     )
 
 
-def run(argv: Sequence[str], out: Output | None = None) -> int:
-    out = out or Output()
-    argv = list(argv)
-    if argv and argv[0] == "server":
-        # The bundled server parses its own options.
-        return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+def parse_command_line(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
+    """The parsed arguments, the arguments before `--`, and the stdio command after it (argparse exits on an error)."""
     stdio_tail: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
@@ -57,6 +53,16 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown or pairs)}")
     if pairs:
         args.pairs = [*args.pairs, *pairs]
+    return args, argv, stdio_tail
+
+
+def run(argv: Sequence[str], out: Output | None = None) -> int:
+    out = out or Output()
+    argv = list(argv)
+    if argv and argv[0] == "server":
+        # The bundled server parses its own options.
+        return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+    args, argv, stdio_tail = parse_command_line(argv)
     try:
         selection = selection_from(args, stdio_tail)
         # The TUI asks for `${input:NAME}` values in a dialog, when the server that uses them starts.

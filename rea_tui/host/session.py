@@ -351,6 +351,10 @@ class Session:
         listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None)
         return await run_resource_read(hosted, self.ledger, listed.wire if listed is not None else uri)
 
+    async def require(self, server: str) -> HostedServer:
+        """The ready server (one connecting is waited for), else its error or ServerUnavailable."""
+        return await self._require(server)
+
     async def _require(self, server: str) -> HostedServer:
         """The ready server; one still connecting is waited for (a form opened from its early lists)."""
         connecting = self._servers.get(server)

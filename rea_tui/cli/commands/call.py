@@ -232,14 +232,21 @@ async def body(context: Context, hosted: HostedServer) -> int:
             return ExitCode.USAGE
         for unchecked in verdict.unchecked:
             out.note(f"not checked against the schema: {sanitize(unchecked)}")
-    ledger = EvidenceLedger()
+    # In a warm session the session's ledger: evidence IDs go on from one command to the next.
+    live = context.live
+    ledger = live.ledger if live is not None else EvidenceLedger()
+    first = len(ledger.entries)
     follows: str | None = None
     while True:
         print_call(out, connection.name, args.tool, tool, arguments, to_stderr=args.json)
-        if not args.yes and not ask_yes(out, "Run this call?"):
+        if live is not None:
+            approved = await live.approve_call(connection.name, tool, args.tool, arguments, yes=args.yes)
+        else:
+            approved = "--yes" if args.yes else "interactive yes" if ask_yes(out, "Run this call?") else None
+        if approved is None:
             out.error("not sent (approve with --yes or answer y)")
             return ExitCode.NOT_RUN
-        approval = "--yes" if args.yes else "interactive yes"
+        approval = approved
         progress = ProgressShown(out)
         try:
             entry = await run_tool_call(
@@ -273,9 +280,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
     if args.json:
         from rea_tui.cli.shapes import call_json
 
-        out.json(call_json(entry, code, ledger.entries[:-1]))
+        out.json(call_json(entry, code, ledger.entries[first:-1]))
     else:
-        for shown in ledger.entries:
+        for shown in ledger.entries[first:]:
             print_entry(out, shown)
             if shown.narrowing is not None:
                 print_question(out, shown, answered=shown is not entry)
