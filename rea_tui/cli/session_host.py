@@ -106,6 +106,7 @@ class SessionHost:
     async def listen(self) -> None:
         sock = bind_private(self.socket_path)
         self._server = await asyncio.start_unix_server(self.handle, sock=sock, limit=wire.LINE_LIMIT)
+        self.last_used = time.monotonic()  # idle from when commands can come, not from the servers' start
 
     async def close(self) -> None:
         if self._server is not None:
@@ -225,6 +226,7 @@ async def serve(specs: list[ServerSpec], *, timeout: float, idle: float, ready: 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, host.stopping.set)
     session.events.subscribe(lambda event: refresh_soon(session, event))
+    why = "ended by an error of the host"
     try:
         results = await asyncio.gather(*(session.connect(name) for name in session.names), return_exceptions=True)
         failures = {
@@ -233,16 +235,16 @@ async def serve(specs: list[ServerSpec], *, timeout: float, idle: float, ready: 
             if isinstance(r, BaseException)
         }
         if len(failures) == len(session.names):
+            why = "no server could be connected"
             report_ready(ready, {"error": "no server could be connected", "servers": failures})
             return ExitCode.UNAVAILABLE
         await host.listen()
         report_ready(ready, {"socket": str(socket_path), "pid": os.getpid(), "failed": failures})
         why = await host.watch()
-        session.recorder.writer.write("session_end", reason=why)
         return ExitCode.OK
     finally:
         await host.close()
-        await session.close()
+        await session.close(why)
 
 
 def refresh_soon(session: Session, event: HostEvent) -> None:

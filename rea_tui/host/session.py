@@ -282,7 +282,8 @@ class Session:
         await hosted.read_target()
         return self.allowances.revise(name, hosted.catalogs.tools.items)
 
-    async def close(self) -> None:
+    async def close(self, reason: str | None = None) -> None:
+        """`reason`: why it ended, for the transcript (a warm session's idle timeout...)."""
         self._closed = True
         for reading in self._target_reads.values():
             reading.cancel()
@@ -295,7 +296,7 @@ class Session:
 
             for process in started:
                 await end_unadopted(process)
-        self.recorder.close()
+        self.recorder.close(reason)
 
     # ------------------------------------------------------------ the investigation
 
