@@ -25,6 +25,7 @@ from rea_tui.cli.elicitation import configure as configure_elicitation
 from rea_tui.cli.elicitation import elicitation_answers
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
+from rea_tui.cli.views import result_lines
 
 if TYPE_CHECKING:
     from rea_tui.host import EvidenceEntry, HostedServer, SamplingAnswer, SamplingRequest, Tool
@@ -121,17 +122,16 @@ def print_entry(out: Output, entry: EvidenceEntry) -> None:
     out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}{duration}")
     if entry.task_id is not None:
         out.line(f"task: {sanitize(entry.task_id)} ({sanitize(entry.task_status or '?')})")
+    # The result once: a listing or a table where the shape is known, text that says more, else the JSON.
+    for line in result_lines(entry, TEXT_LIMIT):
+        out.line(line)
     for block in entry.content:
         if block.kind == "text":
-            out.line(sanitize(getattr(block, "text", ""), TEXT_LIMIT))
             continue
         out.line(sanitize(block_summary(block), OTHER_BLOCK_LIMIT))
         text = getattr(block, "text", None) or getattr(block, "description", None)
         if text:
             out.line(sanitize(text, TEXT_LIMIT if block.kind == "resource" else OTHER_BLOCK_LIMIT))
-    if entry.has_structured and entry.narrowing is None:
-        out.line("structuredContent:")
-        out.line(sanitize(json.dumps(entry.structured, indent=2, ensure_ascii=False, default=str), TEXT_LIMIT))
     if entry.schema_check:
         out.line(f"schema: {sanitize(entry.schema_check)}")
     if entry.error:
