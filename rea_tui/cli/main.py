@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Sequence
 
 from rea_tui.cli.command import Context, UsageError
@@ -38,13 +39,19 @@ def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSel
     )
 
 
+@functools.cache
+def command_parser() -> argparse.ArgumentParser:
+    """One parser per process: a warm session's host parses every command line with it."""
+    return build_parser()
+
+
 def parse_command_line(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
     """The parsed arguments, the arguments before `--`, and the stdio command after it (argparse exits on an error)."""
     stdio_tail: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
         argv, stdio_tail = argv[:cut], argv[cut + 1 :]
-    parser = build_parser()
+    parser = command_parser()
     # name=value pairs may come after options (`call echo --yes text=hi`): collect the leftovers.
     args, leftovers = parser.parse_known_args(argv)
     pairs = [token for token in leftovers if "=" in token and not token.startswith("-")]

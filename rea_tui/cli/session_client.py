@@ -11,21 +11,21 @@ sent. Text from the host passes the egress guard like any output.
 from __future__ import annotations
 
 import os
-import re
 import socket
 import sys
-from pathlib import Path
-from typing import IO, Final
 
 from rea_tui.cli import session_wire as wire
 from rea_tui.cli.session_place import SESSION_ENV, UnsafePlace, check_socket, peer_uid
+
+# Not `typing.TYPE_CHECKING`: this module is what a relayed command imports, and typing costs it more than the rest.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Final
 
 # Exit codes, as `rea_tui.cli.exit_codes` has them (not imported: this path stays small).
 OK: Final = 0
 UNAVAILABLE: Final = 3
 INTERRUPTED: Final = 130
-# Text with nothing but printable ASCII, tabs and newlines needs no closer look.
-PLAIN_TEXT: Final = re.compile(r"[\t\n\x20-\x7e]*")
 
 
 class SessionUnreachable(OSError):
@@ -38,7 +38,7 @@ def session_path() -> str | None:
 
 def connect(path: str) -> socket.socket:
     try:
-        check_socket(Path(path))
+        check_socket(path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(path)
     except UnsafePlace as exc:
@@ -106,7 +106,8 @@ def exchange(path: str, request: bytes, stdout: IO[str] | None = None, stderr: I
 
 def shown(text: str) -> str:
     """Text for this terminal: the host guarded it already; anything unusual passes the guard again here."""
-    if PLAIN_TEXT.fullmatch(text):
+    # Printable ASCII, tabs and newlines need no closer look.
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
         return text
     from rea_tui.host.egress import guard
 

@@ -10,14 +10,16 @@ Nothing listens on TCP.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import stat
 import struct
-import warnings
-from pathlib import Path
-from typing import Final
+
+# Not `typing.TYPE_CHECKING`: a relayed command imports this module, and typing and pathlib cost it more than the rest.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Final
 
 SESSION_ENV: Final = "REA_TUI_SESSION"
 FOLDER_MODE: Final = 0o700
@@ -32,6 +34,10 @@ class UnsafePlace(OSError):
 
 def sessions_folder() -> Path:
     """The private folder for session sockets, made (0700) if missing, checked if there."""
+    import contextlib
+    import warnings
+    from pathlib import Path
+
     from platformdirs import PlatformDirs, RuntimeDirWarning
 
     with warnings.catch_warnings():
@@ -45,7 +51,7 @@ def sessions_folder() -> Path:
     return folder
 
 
-def check_private_folder(folder: Path) -> None:
+def check_private_folder(folder: str | Path) -> None:
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode):
         raise UnsafePlace(f"{folder} is not a folder")
@@ -55,9 +61,9 @@ def check_private_folder(folder: Path) -> None:
         raise UnsafePlace(f"{folder} has mode {stat.S_IMODE(info.st_mode):o}; it must be 700")
 
 
-def check_socket(path: Path) -> None:
+def check_socket(path: str) -> None:
     """Before a client connects: the path is a socket of this user's, in a private folder of this user's."""
-    check_private_folder(path.parent)
+    check_private_folder(os.path.dirname(os.path.abspath(path)))
     info = os.lstat(path)
     if not stat.S_ISSOCK(info.st_mode):
         raise UnsafePlace(f"{path} is not a socket")

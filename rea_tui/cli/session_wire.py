@@ -12,7 +12,11 @@ nothing but the standard library, so a relayed command starts fast.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+
+# Not `typing.TYPE_CHECKING`: importing typing costs a relayed command more than the rest of this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 VERSION: Final = 1
 # One message, at most (a disassembly page or a long listing is one `out` message; both ends read with this limit).
