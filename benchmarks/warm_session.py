@@ -10,6 +10,9 @@ What is timed, as wall time from process start to exit (the output read in full)
 - a 20-command script: `rea-tui run FILE` of 20 calls, through the warm session, after it is up
 - cold `call`: the same `rea-tui call` one-shot, which starts the bundled server (median of a few runs;
   its protocol memory warmed by an uncounted run, as a user's is)
+- the same warm call's round trip alone, sent by this process (`session_client.exchange`, no process start),
+  and `python -c pass` (the interpreter's own start, under the same load): what a warm call costs beyond
+  starting Python
 - with `--inspector`: the MCP Inspector CLI's `prompts/list` on server-everything over stdio, as
   benchmarks/vs_inspector.py runs it (installing it with npm the first time)
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
                 if round_number < COLD_RUNS:
                     cold.samples.append(cold.run_once())
             alternate([script], min(args.runs, 5), warm_up=False)
+            round_trips = round_trip_samples(session, args.runs)
+            interpreter = Timed("python -c pass", [sys.executable, "-c", "pass"], env)
+            alternate([interpreter], args.runs)
         finally:
             subprocess.run([*rea, "session", "stop"], env=warm_env, capture_output=True, check=False)
         inspector: Timed | None = None
@@ -104,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         load_after = load_average()
     print(f"{load_before} before, {load_after} after")
     print(f"session start (bundled server connected): {up_seconds:.2f} s")
-    for timed in (warm, script, cold, inspector):
+    print(f"{'warm call, round trip alone':34} median {statistics.median(round_trips) * 1000:8.1f} ms")
+    for timed in (interpreter, warm, script, cold, inspector):
         if timed is not None:
             print(
                 f"{timed.label:34} median {timed.median * 1000:8.1f} ms  "
@@ -117,6 +125,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warm call / Inspector prompts/list: {ratio(warm.median, inspector.median)}")
         print(f"goal warm call <= a tenth of it: {verdict(warm.median <= inspector.median / 10)}")
     return 0
+
+
+def round_trip_samples(session: str, runs: int) -> list[float]:
+    """The warm call sent from this process: the session's part of a warm call, without starting a process."""
+    import io
+
+    from rea_tui.cli import session_wire as wire
+    from rea_tui.cli.session_client import exchange
+
+    samples = []
+    for _ in range(runs):
+        request = wire.encode("run", argv=CALL, cwd=str(REPO), stdin_tty=False)
+        started = time.perf_counter()
+        code = exchange(session, request, io.StringIO(), io.StringIO())
+        samples.append(time.perf_counter() - started)
+        if code != 0:
+            raise SystemExit(f"the warm call failed in the session (exit code {code})")
+    return samples
 
 
 def inspector_prompts_list(scratch: Path) -> Timed:
