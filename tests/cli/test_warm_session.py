@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import pty
+import re
 import shlex
 import signal
 import socket
@@ -117,6 +118,11 @@ def test_an_opened_target_stays_open_and_evidence_ids_go_on(warm: Callable[..., 
     assert data["structuredContent"]["evidence_id"] == "E-0002"
     assert data["rea"]["evidence"] == "E2"
     assert status(session)["evidence"] == ["E-0001", "E-0002"]
+    # In text, the page of strings is a table, printed once (no JSON of it as content or structuredContent).
+    text = rea("call", "search_strings", "query=ignore-environment", "--yes", session=session).expect(0)
+    assert re.search(r"^ *id +document +section +address +text$", text.out, re.M), text.out
+    assert re.search(r"^ *\d+ +env +\.rodata +0x[0-9a-f]+ +ignore-environment$", text.out, re.M), text.out
+    assert "structuredContent" not in text.out and '"strings"' not in text.out
 
 
 def test_a_stateful_servers_session_id_lasts_across_commands(warm: Callable[..., str]) -> None:
