@@ -109,6 +109,6 @@ def shown(text: str) -> str:
     # Printable ASCII, tabs and newlines need no closer look.
     if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
         return text
-    from rea_tui.host.egress import guard
+    from rea_tui.host import guard
 
     return guard(text, "session output")
