@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rea_tui.cli.command import Context, UsageError, run_async
+from rea_tui.cli.command import ServerBody as ServerBody
 from rea_tui.cli.exit_codes import exit_code_for
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
     from rea_tui.host import HostedServer, HostError, HostEvent, ServerSpec
 
-ServerBody = Callable[[Context, "HostedServer"], Coroutine[Any, Any, int]]
 
 # Long server messages (an error with a stderr tail) are cut here on the terminal.
 ERROR_MESSAGE_LIMIT = 8_000

@@ -6,7 +6,7 @@ import argparse
 import functools
 from collections.abc import Sequence
 
-from rea_tui.cli.command import Context, UsageError
+from rea_tui.cli.command import Context, ServerBody, UsageError
 from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
@@ -81,7 +81,7 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
             return int(run_tui(specs, timeout=args.timeout, inputs=deferred, offer_discovered=nothing_configured))
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
-        context = Context(args, specs, selection, full_argv, out)
+        context = Context(args, specs, selection, full_argv, out, lines=COMMAND_LINES)
         # The one-shot HTTP commands skip the SDK's import when the lean client can answer for it.
         from rea_tui.cli.lean import run_lean
 
@@ -92,3 +92,22 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         return ExitCode.USAGE
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+
+
+class MainCommandLines:
+    """This parser and dispatch table, for what runs command lines in a session (`rea_tui.cli.session_exec`)."""
+
+    def parse(self, argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
+        return parse_command_line(argv)
+
+    def server_body(self, command: str) -> ServerBody | None:
+        from rea_tui.cli.connect import ServerCommand
+
+        runner = BY_NAME[command].run
+        return runner.body if isinstance(runner, ServerCommand) else None
+
+    def one_shot(self, argv: list[str], out: Output) -> int:
+        return run(argv, out)
+
+
+COMMAND_LINES = MainCommandLines()

@@ -20,14 +20,14 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rea_tui.cli.command import Context, UsageError
+from rea_tui.cli.command import CommandLines, Context, UsageError
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
     import argparse
 
-    from rea_tui.host import EvidenceLedger, HostedServer, Session, Tool
+    from rea_tui.host import EvidenceLedger, HostedServer, Session, Tool, Workflow
 
 # The commands a warm session runs on its servers; every other one runs one-shot where it was typed.
 LIVE_COMMANDS = frozenset({"prompts", "get", "complete", "tools", "call", "tasks", "resources", "read", "servers"})
@@ -74,8 +74,9 @@ class NoTerminal:
 class LiveSession:
     """A host `Session` that runs CLI command lines, one at a time."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, lines: CommandLines) -> None:
         self.session = session
+        self.lines = lines
         self.lock = asyncio.Lock()
         self.commands_run = 0
         # Who answers the questions of the command running now.
@@ -87,7 +88,7 @@ class LiveSession:
 
     async def execute(self, argv: list[str], out: Output, questions: Questions) -> int | None:
         """The command's exit code; None when it is not a session command (the caller runs it one-shot)."""
-        parsed = parse_quietly(argv, out)
+        parsed = parse_quietly(self.lines, argv, out)
         if isinstance(parsed, int):
             return parsed
         args, stdio_tail = parsed
@@ -104,8 +105,7 @@ class LiveSession:
     async def _run(
         self, args: argparse.Namespace, stdio_tail: list[str], argv: list[str], out: Output, questions: Questions
     ) -> int:
-        from rea_tui.cli.commands import BY_NAME
-        from rea_tui.cli.connect import ServerCommand, report_host_error
+        from rea_tui.cli.connect import report_host_error
         from rea_tui.host import HostError, ServerSelection
 
         elsewhere = [name for name in ("url", "stdio", "config") if getattr(args, name, None)]
@@ -119,12 +119,12 @@ class LiveSession:
             return self.list_servers(args, out)
         name = self.server_name(args.server)
         context = Context(args, [self.session.spec(name)], ServerSelection(server=name), argv, out, live=self)
-        runner = BY_NAME[args.command].run
-        assert isinstance(runner, ServerCommand), f"{args.command} is not a server command"
+        body = self.lines.server_body(args.command)
+        assert body is not None, f"{args.command} is not a server command"
         self.questions = questions
         try:
             hosted = await self.session.require(name)
-            return await self._body(context, hosted, runner.body)
+            return await self._body(context, hosted, body)
         except HostError as exc:
             return report_host_error(context, exc)
         except UsageError:
@@ -194,7 +194,7 @@ class LiveSession:
             return SESSION_APPROVAL
         return "interactive yes" if decision == "once" else None
 
-    def workflow_rendered(self, server: str, workflow: Any) -> None:
+    def workflow_rendered(self, server: str, workflow: Workflow) -> None:
         """A prompt rendered by `get`: recorded in the transcript as the TUI records it."""
         self.session.recorder.workflow(server, workflow)
 
@@ -235,14 +235,12 @@ class LiveSession:
         return rows
 
 
-def parse_quietly(argv: list[str], out: Output) -> tuple[argparse.Namespace, list[str]] | int:
+def parse_quietly(lines: CommandLines, argv: list[str], out: Output) -> tuple[argparse.Namespace, list[str]] | int:
     """The parsed command line; on `--help` or a bad line, what argparse wrote goes to `out`, and its exit code."""
-    from rea_tui.cli.main import parse_command_line
-
     said, complained = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(said), contextlib.redirect_stderr(complained):
-            args, _argv, stdio_tail = parse_command_line(list(argv))
+            args, _argv, stdio_tail = lines.parse(list(argv))
     except SystemExit as exc:
         if said.getvalue():
             out.line(said.getvalue().rstrip("\n"))

@@ -35,8 +35,6 @@ from rea_tui.cli.session_place import bind_private, peer_allowed, sessions_folde
 if TYPE_CHECKING:
     from rea_tui.host import HostEvent, ServerSpec, Session
 
-DEFAULT_IDLE_SECONDS: Final = 30 * 60.0
-IDLE_ENV: Final = "REA_TUI_SESSION_IDLE"
 # How often the host looks whether it is idle or has lost its last server.
 WATCH_SECONDS: Final = 0.5
 # A relayed write is cut into messages of at most this many characters (JSON-escaped, well under LINE_LIMIT).
@@ -91,7 +89,9 @@ class SessionHost:
     """Serves one `Session` to the CLI commands of its user."""
 
     def __init__(self, session: Session, socket_path: Path, *, idle: float, owner_uid: int | None = None) -> None:
-        self.live = LiveSession(session)
+        from rea_tui.cli.main import COMMAND_LINES
+
+        self.live = LiveSession(session, COMMAND_LINES)
         self.session = session
         self.socket_path = socket_path
         self.idle = idle
@@ -206,13 +206,6 @@ class SessionHost:
         for row in status["servers"]:
             where = f"{row['transport']}: {sanitize(row['target'])}"
             out.line(f"server {sanitize(row['name'])}  ({where})  {row['status']}")
-
-
-def idle_seconds(given: float | None) -> float:
-    if given is not None:
-        return given
-    from_env = os.environ.get(IDLE_ENV)
-    return float(from_env) if from_env else DEFAULT_IDLE_SECONDS
 
 
 async def serve(specs: list[ServerSpec], *, timeout: float, idle: float, ready: int) -> int:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from typing import Final
 
 SESSION_ENV: Final = "REA_TUI_SESSION"
+IDLE_ENV: Final = "REA_TUI_SESSION_IDLE"
+DEFAULT_IDLE_SECONDS: Final = 30 * 60.0
 FOLDER_MODE: Final = 0o700
 SOCKET_MODE: Final = 0o600
 # struct ucred {pid_t pid; uid_t uid; gid_t gid;}
@@ -93,3 +95,11 @@ def bind_private(path: Path) -> socket.socket:
     os.chmod(path, SOCKET_MODE)
     sock.listen()
     return sock
+
+
+def idle_seconds(given: float | None) -> float:
+    """How long a session waits for a command before it ends: --idle, else $REA_TUI_SESSION_IDLE, else 30 min."""
+    if given is not None:
+        return given
+    from_env = os.environ.get(IDLE_ENV)
+    return float(from_env) if from_env else DEFAULT_IDLE_SECONDS

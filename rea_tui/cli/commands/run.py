@@ -77,15 +77,15 @@ def run(context: Context) -> int:
 def relay_line(context: Context, path: str, argv: list[str]) -> int:
     """One line in the warm session; a line it does not run (no server needed) runs here, one-shot."""
     from rea_tui.cli import session_wire as wire
-    from rea_tui.cli.main import run as one_shot
     from rea_tui.cli.session_client import exchange
 
-    out = context.out
+    out, lines = context.out, context.lines
+    assert lines is not None, "run is started by rea_tui.cli.main"
     # A script read from stdin leaves no terminal to answer on.
     terminal = sys.stdin.isatty() and context.args.file != "-"
     request = wire.encode("run", argv=argv, cwd=os.getcwd(), stdin_tty=terminal)
     code = exchange(path, request, out.stdout, out.stderr)
-    return one_shot(argv, out) if code is None else code
+    return lines.one_shot(argv, out) if code is None else code
 
 
 async def run_all(context: Context, lines: list[Line], execute: Callable[[list[str]], Awaitable[int]]) -> int:
@@ -106,11 +106,11 @@ async def run_all(context: Context, lines: list[Line], execute: Callable[[list[s
 
 async def run_here(context: Context, lines: list[Line]) -> int:
     """The lines in a session of this process, on the servers of the command line."""
-    from rea_tui.cli.main import run as one_shot
     from rea_tui.cli.session_exec import LiveSession, NoTerminal, TerminalQuestions
     from rea_tui.host import Session, new_transcript_path, sanitize
 
-    out = context.out
+    out, command_lines = context.out, context.lines
+    assert command_lines is not None, "run is started by rea_tui.cli.main"
     session = Session(context.specs, timeout=context.args.timeout, transcript=new_transcript_path())
     try:
         results = await asyncio.gather(*(session.connect(n) for n in session.names), return_exceptions=True)
@@ -118,12 +118,12 @@ async def run_here(context: Context, lines: list[Line]) -> int:
             for name, result in zip(session.names, results, strict=True):
                 out.error(f"{sanitize(name)}: {sanitize(str(result))}")
             return ExitCode.UNAVAILABLE
-        live = LiveSession(session)
+        live = LiveSession(session, command_lines)
         questions = NoTerminal() if context.args.file == "-" else TerminalQuestions(out)
 
         async def here(argv: list[str]) -> int:
             code = await live.execute(argv, out, questions)
-            return await asyncio.to_thread(one_shot, argv, out) if code is None else code
+            return await asyncio.to_thread(command_lines.one_shot, argv, out) if code is None else code
 
         return await run_all(context, lines, here)
     finally:

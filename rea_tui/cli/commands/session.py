@@ -57,8 +57,7 @@ def run(context: Context) -> int:
 
 
 def start(context: Context) -> int:
-    from rea_tui.cli.session_host import idle_seconds
-    from rea_tui.cli.session_place import SESSION_ENV, sessions_folder
+    from rea_tui.cli.session_place import SESSION_ENV, idle_seconds, sessions_folder
     from rea_tui.host import sanitize
 
     args, out = context.args, context.out
