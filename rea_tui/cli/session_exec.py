@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -86,8 +87,13 @@ class LiveSession:
     def ledger(self) -> EvidenceLedger:
         return self.session.ledger
 
-    async def execute(self, argv: list[str], out: Output, questions: Questions) -> int | None:
-        """The command's exit code; None when it is not a session command (the caller runs it one-shot)."""
+    async def execute(
+        self, argv: list[str], out: Output, questions: Questions, *, cwd: str | None = None
+    ) -> int | None:
+        """The command's exit code; None when it is not a session command (the caller runs it one-shot).
+
+        `cwd`: the folder the command line was typed in (relative paths in it mean what they mean there).
+        """
         parsed = parse_quietly(self.lines, argv, out)
         if isinstance(parsed, int):
             return parsed
@@ -96,6 +102,12 @@ class LiveSession:
             return None
         async with self.lock:
             self.commands_run += 1
+            try:
+                if cwd is not None:
+                    os.chdir(cwd)
+            except OSError as exc:
+                out.error(f"cannot use the working folder {cwd!r}: {exc.strerror}")
+                return ExitCode.USAGE
             try:
                 return await self._run(args, stdio_tail, argv, out, questions)
             except UsageError as exc:

@@ -170,15 +170,7 @@ class SessionHost:
         self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter, out: Output
     ) -> int | None:
         questions = RelayedQuestions(reader, writer, bool(request["stdin_tty"]))
-        cwd = request["cwd"]
-        try:
-            # Relative paths in a command line mean what they mean where it was typed; the lock keeps one at a time.
-            async with self.live.lock:
-                os.chdir(cwd)
-        except OSError as exc:
-            out.error(f"cannot use the working folder {cwd!r}: {exc.strerror}")
-            return ExitCode.USAGE
-        return await self.live.execute(list(request["argv"]), out, questions)
+        return await self.live.execute(list(request["argv"]), out, questions, cwd=request["cwd"])
 
     def status(self) -> dict[str, Any]:
         return {

@@ -28,7 +28,7 @@ from rea_tui.cli import session_wire as wire
 from rea_tui.cli.session_host import SessionHost
 from rea_tui.cli.session_place import SESSION_ENV
 from rea_tui.host import Session, read_transcript
-from tests.cli import PYTHON, REPO, Run, rea_command
+from tests.cli import PYTHON, REPO, UNSAFE_CHARACTER, Run, rea_command
 
 STATEFUL = ("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.stateful_server")
 # How long a background host may take to notice it should end (it looks twice a second), on a loaded machine.
@@ -335,3 +335,21 @@ def test_requests_outside_the_protocol_are_refused(message: dict[str, object]) -
 def test_replies_outside_the_protocol_are_refused(message: dict[str, object]) -> None:
     with pytest.raises(wire.WireError):
         wire.decode(json.dumps(message).encode(), wire.REPLIES)
+
+
+def test_hostile_server_text_reaches_the_shell_neutralized(warm: Callable[..., str]) -> None:
+    # The sample server in hostile mode puts escape sequences and markup in its names and values.
+    hostile = f"SAMPLE_HOSTILE=1 {shlex.quote(PYTHON)} -m tests.support.sample_server"
+    session = warm("--stdio", f"env {hostile}")
+    done = rea("call", "echo", "text=hi", "--yes", session=session).expect(0)
+    listed = rea("tools", session=session).expect(0)
+    for output in (done.out, done.err, listed.out, listed.err):
+        assert not UNSAFE_CHARACTER.search(output), output
+    assert "RED" in done.out  # the text arrived, its escapes made visible
+
+
+def test_a_session_whose_servers_cannot_start_says_why(runtime_dir: Path) -> None:
+    failed = rea("session", "start", "--stdio", f"{shlex.quote(PYTHON)} -c 'raise SystemExit(7)'").expect(3)
+    assert failed.out == ""  # nothing for the shell to eval
+    assert "the session did not start: no server could be connected" in failed.err
+    assert not any((runtime_dir / "rea-tui" / "sessions").glob("*.sock"))

@@ -288,7 +288,7 @@ async def body(context: Context, hosted: HostedServer) -> int:
                 print_question(out, shown, answered=shown is not entry)
     if entry.outcome == "task_submitted" and entry.task_id is not None:
         task = sanitize(entry.task_id)
-        if connection.spec.transport == "stdio":
+        if connection.spec.transport == "stdio" and live is None:
             out.note(f"task {task} started; a stdio server stops with this command, and its tasks with it")
         else:
             out.note(
