@@ -25,7 +25,11 @@ READY_LIMIT = 1024 * 1024
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("start", "status", "stop"))
+    parser.add_argument(
+        "action",
+        choices=("start", "status", "stop"),
+        help="start one (prints the shell commands to eval), show the one in REA_TUI_SESSION, or end it",
+    )
     parser.add_argument(
         "--idle",
         type=float,
