@@ -205,6 +205,8 @@ async def serve(specs: list[ServerSpec], *, timeout: float, idle: float, ready: 
 
     folder = sessions_folder()
     socket_path = folder / f"{os.getpid()}.sock"
+    # Left by a killed host that had this pid: no live process can be serving it.
+    socket_path.unlink(missing_ok=True)
     session = Session(specs, timeout=timeout, transcript=new_transcript_path())
     host = SessionHost(session, socket_path, idle=idle)
     loop = asyncio.get_running_loop()
