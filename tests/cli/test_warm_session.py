@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rea_tui.cli import session_wire as wire
 from rea_tui.cli.session_host import SessionHost
@@ -353,3 +355,39 @@ def test_a_session_whose_servers_cannot_start_says_why(runtime_dir: Path) -> Non
     assert failed.out == ""  # nothing for the shell to eval
     assert "the session did not start: no server could be connected" in failed.err
     assert not any((runtime_dir / "rea-tui" / "sessions").glob("*.sock"))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+MESSAGE_LIKE = st.fixed_dictionaries(
+    {"v": st.sampled_from([1, 2, "1", True]), "type": st.sampled_from([*wire.REQUESTS, *wire.REPLIES, "x"])},
+    optional={name: JSON_VALUES for name in ("argv", "cwd", "stdin_tty", "text", "code", "json", "question")},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(line=st.binary(max_size=200) | JSON_VALUES.map(lambda v: json.dumps(v).encode()))
+def test_any_line_is_a_message_or_a_wire_error(line: bytes) -> None:
+    for allowed in (wire.REQUESTS, wire.REPLIES):
+        try:
+            message = wire.decode(line, allowed)
+        except wire.WireError:
+            continue
+        assert message["type"] in allowed
+
+
+@settings(max_examples=150, deadline=None)
+@given(candidate=MESSAGE_LIKE)
+def test_a_decoded_message_has_exactly_its_types_fields(candidate: dict[str, object]) -> None:
+    for allowed in (wire.REQUESTS, wire.REPLIES):
+        try:
+            message = wire.decode(json.dumps(candidate).encode(), allowed)
+        except wire.WireError:
+            continue
+        fields = allowed[str(message["type"])]
+        assert set(message) == {"v", "type", *fields}
+        for name, kind in fields.items():
+            assert type(message[name]) is kind
