@@ -391,3 +391,17 @@ def test_a_decoded_message_has_exactly_its_types_fields(candidate: dict[str, obj
         assert set(message) == {"v", "type", *fields}
         for name, kind in fields.items():
             assert type(message[name]) is kind
+
+
+def test_prompts_completion_and_resources_run_in_the_session(warm: Callable[..., str]) -> None:
+    session = warm("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.sample_server")
+    assert "review_code" in rea("prompts", session=session).expect(0).out
+    completed = rea("complete", "review_code", "language", "py", session=session).expect(0)
+    assert "python" in completed.out
+    rendered = rea("get", "review_code", "code=x = 1", "language=python", session=session).expect(0)
+    assert "steps:" in rendered.out and "echo" in rendered.out
+    assert "sample://readme" in rea("resources", session=session).expect(0).out
+    assert "The sample server's readme." in rea("read", "sample://readme", session=session).expect(0).out
+    # The rendered workflow is in the session's transcript, as the TUI records it.
+    workflows = read_transcript(Path(str(status(session)["transcript"]))).of_type("workflow")
+    assert [w.get("prompt") for w in workflows] == ["review_code"]
