@@ -97,10 +97,10 @@ class ServerCommand:
         self.catalogs = catalogs
 
     def __call__(self, context: Context) -> int:
-        async def run(context: Context) -> int:
-            return await with_server(context, self.body, catalogs=self.catalogs)
+        return run_async(self.connected)(context)
 
-        return run_async(run)(context)
+    async def connected(self, context: Context) -> int:
+        return await with_server(context, self.body, catalogs=self.catalogs)
 
 
 def server_command(body: ServerBody, *, catalogs: bool = True) -> ServerCommand:
