@@ -405,3 +405,11 @@ def test_prompts_completion_and_resources_run_in_the_session(warm: Callable[...,
     # The rendered workflow is in the session's transcript, as the TUI records it.
     workflows = read_transcript(Path(str(status(session)["transcript"]))).of_type("workflow")
     assert [w.get("prompt") for w in workflows] == ["review_code"]
+
+
+def test_csh_syntax_on_request(runtime_dir: Path) -> None:
+    # A short idle timeout ends the session even if an assertion below fails before the stop.
+    started = rea("session", "start", "-c", "--idle", "120", *STATEFUL).expect(0)
+    assert started.out.startswith(f"setenv {SESSION_ENV} ") and started.out.rstrip().endswith(";")
+    path = shlex.split(started.out.removeprefix(f"setenv {SESSION_ENV} ").rstrip().rstrip(";"))[0]
+    assert rea("session", "stop", "-c", session=path).expect(0).out.strip() == f"unsetenv {SESSION_ENV};"
