@@ -9,7 +9,27 @@ them, so `rea-tui --help` stays fast. Layout: `main` (parse and dispatch),
 `output` (the one writer), `exit_codes`.
 """
 
-from rea_tui.cli.main import run
-from rea_tui.cli.parser import build_parser
+from __future__ import annotations
+
+# Not `typing.TYPE_CHECKING`: a command relayed to a warm session imports this package, and typing costs it most.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from rea_tui.cli.main import run
+    from rea_tui.cli.parser import build_parser
 
 __all__ = ["build_parser", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: a command relayed to a warm session (`session_client`) imports none of this.
+    if name == "run":
+        from rea_tui.cli.main import run
+
+        return run
+    if name == "build_parser":
+        from rea_tui.cli.parser import build_parser
+
+        return build_parser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
-    from rea_tui.host import ServerSelection, ServerSpec
+    from rea_tui.host import EvidenceLedger, HostedServer, ServerSelection, ServerSpec, Tool, Workflow
+
+ServerBody = Callable[["Context", "HostedServer"], Coroutine[Any, Any, int]]
 
 
 class UsageError(Exception):
@@ -32,6 +34,33 @@ class Context:
     selection: ServerSelection
     argv: list[str]
     out: Output
+    # Set when the command runs in a warm session (`rea-tui session`): its ledger, allowances and questions.
+    live: LiveCommand | None = None
+    # The command lines themselves, for a command that runs others (`run`); set by `rea_tui.cli.main`.
+    lines: CommandLines | None = None
+
+
+class LiveCommand(Protocol):
+    """What a command body asks of the warm session it runs in (`rea_tui.cli.session_exec.LiveSession`)."""
+
+    @property
+    def ledger(self) -> EvidenceLedger: ...
+
+    async def approve_call(
+        self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any], *, yes: bool
+    ) -> str | None: ...
+
+    def workflow_rendered(self, server: str, workflow: Workflow) -> None: ...
+
+
+class CommandLines(Protocol):
+    """Parsing and running command lines (`rea_tui.cli.main`), handed to what runs them in a session."""
+
+    def parse(self, argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]: ...
+
+    def server_body(self, command: str) -> ServerBody | None: ...
+
+    def one_shot(self, argv: list[str], out: Output) -> int: ...
 
 
 Runner = Callable[[Context], int]

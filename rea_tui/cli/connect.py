@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rea_tui.cli.command import Context, UsageError, run_async
+from rea_tui.cli.command import ServerBody as ServerBody
 from rea_tui.cli.exit_codes import exit_code_for
 from rea_tui.cli.output import Output
 
 if TYPE_CHECKING:
     from rea_tui.host import HostedServer, HostError, HostEvent, ServerSpec
 
-ServerBody = Callable[[Context, "HostedServer"], Coroutine[Any, Any, int]]
 
 # Long server messages (an error with a stderr tail) are cut here on the terminal.
 ERROR_MESSAGE_LIMIT = 8_000
@@ -103,10 +103,19 @@ async def ask_for_logs(context: Context, hosted: HostedServer, level: str) -> No
         context.out.error(f"--log-level: {exc}")
 
 
-def server_command(body: ServerBody, *, catalogs: bool = True) -> Callable[[Context], int]:
-    """A command that runs `body` against the one connected server."""
+class ServerCommand:
+    """A command that runs `body` against the one connected server (a warm session runs `body` on its own)."""
 
-    async def run(context: Context) -> int:
-        return await with_server(context, body, catalogs=catalogs)
+    def __init__(self, body: ServerBody, *, catalogs: bool = True) -> None:
+        self.body = body
+        self.catalogs = catalogs
 
-    return run_async(run)
+    def __call__(self, context: Context) -> int:
+        return run_async(self.connected)(context)
+
+    async def connected(self, context: Context) -> int:
+        return await with_server(context, self.body, catalogs=self.catalogs)
+
+
+def server_command(body: ServerBody, *, catalogs: bool = True) -> ServerCommand:
+    return ServerCommand(body, catalogs=catalogs)

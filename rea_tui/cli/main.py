@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Sequence
 
-from rea_tui.cli.command import Context, UsageError
+from rea_tui.cli.command import Context, ServerBody, UsageError
 from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
@@ -38,17 +39,19 @@ def selection_from(args: argparse.Namespace, stdio_tail: list[str]) -> ServerSel
     )
 
 
-def run(argv: Sequence[str], out: Output | None = None) -> int:
-    out = out or Output()
-    argv = list(argv)
-    if argv and argv[0] == "server":
-        # The bundled server parses its own options.
-        return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+@functools.cache
+def command_parser() -> argparse.ArgumentParser:
+    """One parser per process: a warm session's host parses every command line with it."""
+    return build_parser()
+
+
+def parse_command_line(argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
+    """The parsed arguments, the arguments before `--`, and the stdio command after it (argparse exits on an error)."""
     stdio_tail: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
         argv, stdio_tail = argv[:cut], argv[cut + 1 :]
-    parser = build_parser()
+    parser = command_parser()
     # name=value pairs may come after options (`call echo --yes text=hi`): collect the leftovers.
     args, leftovers = parser.parse_known_args(argv)
     pairs = [token for token in leftovers if "=" in token and not token.startswith("-")]
@@ -57,6 +60,16 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown or pairs)}")
     if pairs:
         args.pairs = [*args.pairs, *pairs]
+    return args, argv, stdio_tail
+
+
+def run(argv: Sequence[str], out: Output | None = None) -> int:
+    out = out or Output()
+    argv = list(argv)
+    if argv and argv[0] == "server":
+        # The bundled server parses its own options.
+        return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+    args, argv, stdio_tail = parse_command_line(argv)
     if args.max_reply_size is not None:
         from rea_tui.host import set_max_reply_bytes
 
@@ -80,7 +93,7 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
                 )
             )
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
-        context = Context(args, specs, selection, full_argv, out)
+        context = Context(args, specs, selection, full_argv, out, lines=COMMAND_LINES)
         # The one-shot HTTP commands skip the SDK's import when the lean client can answer for it.
         from rea_tui.cli.lean import run_lean
 
@@ -91,3 +104,22 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
         return ExitCode.USAGE
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+
+
+class MainCommandLines:
+    """This parser and dispatch table, for what runs command lines in a session (`rea_tui.cli.session_exec`)."""
+
+    def parse(self, argv: list[str]) -> tuple[argparse.Namespace, list[str], list[str]]:
+        return parse_command_line(argv)
+
+    def server_body(self, command: str) -> ServerBody | None:
+        from rea_tui.cli.connect import ServerCommand
+
+        runner = BY_NAME[command].run
+        return runner.body if isinstance(runner, ServerCommand) else None
+
+    def one_shot(self, argv: list[str], out: Output) -> int:
+        return run(argv, out)
+
+
+COMMAND_LINES = MainCommandLines()

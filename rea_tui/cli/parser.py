@@ -30,6 +30,11 @@ is the legacy HTTP+SSE transport. With none, the bundled reference server runs.
 
 every TUI session writes a transcript (see `rea-tui sessions`); `export` turns
 one into a report, `replay` walks it again, `web` serves the TUI to a browser.
+
+eval "$(rea-tui session start [server options])" keeps the servers connected for
+the shell: with REA_TUI_SESSION set, the server commands run in that session
+(targets, server state, evidence IDs and allowances go on); `run FILE` runs a
+file of command lines in one session.
 """
 
 

@@ -282,7 +282,8 @@ class Session:
         await hosted.read_target()
         return self.allowances.revise(name, hosted.catalogs.tools.items)
 
-    async def close(self) -> None:
+    async def close(self, reason: str | None = None) -> None:
+        """`reason`: why it ended, for the transcript (a warm session's idle timeout...)."""
         self._closed = True
         for reading in self._target_reads.values():
             reading.cancel()
@@ -295,7 +296,7 @@ class Session:
 
             for process in started:
                 await end_unadopted(process)
-        self.recorder.close()
+        self.recorder.close(reason)
 
     # ------------------------------------------------------------ the investigation
 
@@ -350,6 +351,10 @@ class Session:
         hosted = await self._require(server)
         listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None)
         return await run_resource_read(hosted, self.ledger, listed.wire if listed is not None else uri)
+
+    async def require(self, server: str) -> HostedServer:
+        """The ready server (one connecting is waited for), else its error or ServerUnavailable."""
+        return await self._require(server)
 
     async def _require(self, server: str) -> HostedServer:
         """The ready server; one still connecting is waited for (a form opened from its early lists)."""

@@ -300,6 +300,7 @@ class SessionRecorder:
     def note_removed(self, number: int) -> None:
         self.writer.write("note_removed", number=number)
 
-    def close(self) -> None:
-        self.writer.write("session_end")
+    def close(self, reason: str | None = None) -> None:
+        """`reason`: why the session ended, when something other than the analyst ended it."""
+        self.writer.write("session_end", **({"reason": reason} if reason else {}))
         self.writer.close()

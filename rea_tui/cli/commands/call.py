@@ -26,6 +26,7 @@ from rea_tui.cli.elicitation import configure as configure_elicitation
 from rea_tui.cli.elicitation import elicitation_answers
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
+from rea_tui.cli.views import result_lines
 
 if TYPE_CHECKING:
     from rea_tui.host import EvidenceEntry, HostedServer, SamplingAnswer, SamplingRequest, Tool
@@ -129,17 +130,16 @@ def print_entry(out: Output, entry: EvidenceEntry) -> None:
     out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}{duration}")
     if entry.task_id is not None:
         out.line(f"task: {sanitize(entry.task_id)} ({sanitize(entry.task_status or '?')})")
+    # The result once: a listing or a table where the shape is known, text that says more, else the JSON.
+    for line in result_lines(entry, TEXT_LIMIT):
+        out.line(line)
     for block in entry.content:
         if block.kind == "text":
-            out.line(sanitize(getattr(block, "text", ""), TEXT_LIMIT))
             continue
         out.line(sanitize(block_summary(block), OTHER_BLOCK_LIMIT))
         text = getattr(block, "text", None) or getattr(block, "description", None)
         if text:
             out.line(sanitize(text, TEXT_LIMIT if block.kind == "resource" else OTHER_BLOCK_LIMIT))
-    if entry.has_structured and entry.narrowing is None:
-        out.line("structuredContent:")
-        out.line(sanitize(json.dumps(entry.structured, indent=2, ensure_ascii=False, default=str), TEXT_LIMIT))
     if entry.schema_check:
         out.line(f"schema: {sanitize(entry.schema_check)}")
     if entry.error:
@@ -240,14 +240,21 @@ async def body(context: Context, hosted: HostedServer) -> int:
             return ExitCode.USAGE
         for unchecked in verdict.unchecked:
             out.note(f"not checked against the schema: {sanitize(unchecked)}")
-    ledger = EvidenceLedger()
+    # In a warm session the session's ledger: evidence IDs go on from one command to the next.
+    live = context.live
+    ledger = live.ledger if live is not None else EvidenceLedger()
+    first = len(ledger.entries)
     follows: str | None = None
     while True:
         print_call(out, connection.name, args.tool, tool, arguments, to_stderr=args.json)
-        if not args.yes and not ask_yes(out, "Run this call?"):
+        if live is not None:
+            approved = await live.approve_call(connection.name, tool, args.tool, arguments, yes=args.yes)
+        else:
+            approved = "--yes" if args.yes else "interactive yes" if ask_yes(out, "Run this call?") else None
+        if approved is None:
             out.error("not sent (approve with --yes or answer y)")
             return ExitCode.NOT_RUN
-        approval = "--yes" if args.yes else "interactive yes"
+        approval = approved
         progress = ProgressShown(out)
         try:
             entry = await run_tool_call(
@@ -282,15 +289,15 @@ async def body(context: Context, hosted: HostedServer) -> int:
     if args.json:
         from rea_tui.cli.shapes import call_json
 
-        out.json(call_json(entry, code, ledger.entries[:-1]))
+        out.json(call_json(entry, code, ledger.entries[first:-1]))
     else:
-        for shown in ledger.entries:
+        for shown in ledger.entries[first:]:
             print_entry(out, shown)
             if shown.narrowing is not None:
                 print_question(out, shown, answered=shown is not entry)
     if entry.outcome == "task_submitted" and entry.task_id is not None:
         task = sanitize(entry.task_id)
-        if connection.spec.transport == "stdio":
+        if connection.spec.transport == "stdio" and live is None:
             out.note(f"task {task} started; a stdio server stops with this command, and its tasks with it")
         else:
             out.note(

@@ -43,6 +43,8 @@ async def body(context: Context, hosted: HostedServer) -> int:
     if missing:
         raise UsageError(f"{sanitize(args.prompt)} needs {', '.join(sanitize(m) for m in missing)} (nothing was sent)")
     workflow = await render_prompt(hosted.connection, prompt or args.prompt, arguments, hosted.catalogs.tools.items)
+    if context.live is not None:
+        context.live.workflow_rendered(hosted.name, workflow)
     if args.json:
         out.json(workflow_json(workflow))
         return ExitCode.OK

@@ -1,0 +1,415 @@
+"""`rea-tui session`: a warm background host, driven as an analyst drives it from a shell.
+
+Every test starts a real session (`rea-tui session start`, a real background
+process) on a real server (the bundled one, or the stateful test server) and
+runs real `rea-tui` commands with REA_TUI_SESSION set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import re
+import shlex
+import signal
+import socket
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rea_tui.cli import session_wire as wire
+from rea_tui.cli.session_host import SessionHost
+from rea_tui.cli.session_place import SESSION_ENV
+from rea_tui.host import Session, read_transcript
+from tests.cli import PYTHON, REPO, UNSAFE_CHARACTER, Run, rea_command
+
+STATEFUL = ("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.stateful_server")
+# How long a background host may take to notice it should end (it looks twice a second), on a loaded machine.
+ENDING_SECONDS = 60.0
+# The state column of /proc/net/tcp for a listening socket.
+TCP_LISTEN = "0A"
+IDLE_SECONDS = 6
+
+
+@pytest.fixture
+def runtime_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private XDG_RUNTIME_DIR with a short path (a Unix socket path has at most 107 bytes)."""
+    folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    folder.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    yield folder
+    subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def rea(*args: str, session: str | None = None, stdin: int | None = subprocess.DEVNULL) -> Run:
+    env = {**os.environ}
+    env.pop(SESSION_ENV, None)
+    if session is not None:
+        env[SESSION_ENV] = session
+    done = subprocess.run(
+        [*rea_command(), *args], cwd=REPO, env=env, stdin=stdin, capture_output=True, text=True, timeout=300
+    )
+    return Run(args, done.returncode, done.stdout, done.stderr)
+
+
+def host_pid(session: str) -> int:
+    return int(Path(session).stem)
+
+
+def gone(pid: int) -> bool:
+    """The process has ended (a zombie not yet reaped by init counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = ENDING_SECONDS) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.fixture
+def warm(runtime_dir: Path) -> Iterator[Callable[..., str]]:
+    """Start a warm session with these options; its socket path. Every session started is ended after the test."""
+    started: list[str] = []
+
+    def start(*options: str) -> str:
+        run = rea("session", "start", *options).expect(0)
+        assigned = run.out.split(";")[0]
+        assert assigned.startswith(f"{SESSION_ENV}="), run.out
+        path = shlex.split(assigned.split("=", 1)[1])[0]
+        started.append(path)
+        return path
+
+    yield start
+    for path in started:
+        pid = host_pid(path)
+        if not gone(pid):
+            os.kill(pid, signal.SIGTERM)
+            wait_until(lambda pid=pid: gone(pid))  # type: ignore[misc]
+
+
+def status(session: str) -> dict[str, object]:
+    data: dict[str, object] = rea("session", "status", "--json", session=session).expect(0).json()
+    return data
+
+
+def test_an_opened_target_stays_open_and_evidence_ids_go_on(warm: Callable[..., str]) -> None:
+    session = warm()
+    opened = rea("call", "--json", "open_binary", "path=/usr/bin/env", "--yes", session=session).expect(0).json()
+    assert opened["structuredContent"]["evidence_id"] == "E-0001"
+    found = rea("call", "--json", "search_strings", "query=ignore-environment", "--yes", session=session)
+    data = found.expect(0).json()
+    # The search ran on the target the previous command opened, in the same server process and ledger.
+    assert {s["document"] for s in data["structuredContent"]["strings"]} == {"env"}
+    assert data["structuredContent"]["evidence_id"] == "E-0002"
+    assert data["rea"]["evidence"] == "E2"
+    assert status(session)["evidence"] == ["E-0001", "E-0002"]
+    # In text, the page of strings is a table, printed once (no JSON of it as content or structuredContent).
+    text = rea("call", "search_strings", "query=ignore-environment", "--yes", session=session).expect(0)
+    assert re.search(r"^ *id +document +section +address +text$", text.out, re.M), text.out
+    assert re.search(r"^ *\d+ +env +\.rodata +0x[0-9a-f]+ +ignore-environment$", text.out, re.M), text.out
+    assert "structuredContent" not in text.out and '"strings"' not in text.out
+
+
+def test_a_stateful_servers_session_id_lasts_across_commands(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    started = rea("call", "--json", "start", "--yes", session=session).expect(0).json()
+    token = started["structuredContent"]["result"]
+    first = rea("call", "--json", "step", f"session={token}", "--yes", session=session).expect(0).json()
+    second = rea("call", "--json", "step", f"session={token}", "--yes", session=session).expect(0).json()
+    assert first["structuredContent"]["result"] == f"session {token}: step 1"
+    assert second["structuredContent"]["result"] == f"session {token}: step 2"
+    assert [first["rea"]["evidence"], second["rea"]["evidence"]] == ["E2", "E3"]
+    # One-shot, the same id means nothing: the server that minted it is the session's.
+    rea("call", "step", f"session={token}", "--yes", *STATEFUL).expect(1)
+
+
+def test_approval_is_asked_as_one_shot_asks_it(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    refused = rea("call", "count", session=session).expect(1)
+    assert "not sent (approve with --yes or answer y)" in refused.err
+    assert status(session)["evidence"] == []
+    # On a terminal: "a" allows the read-only tool for the session; the next call of it runs unasked.
+    allowed = on_terminal(session, "a\n", "call", "--json", "count").expect(0)
+    assert "Run this call? [y/N/a" in allowed.err
+    assert allowed.json()["rea"]["approval"] == "allowed for the session"
+    again = rea("call", "--json", "count", session=session).expect(0)
+    assert again.json()["rea"]["approval"] == "allowed for the session"
+    # A tool not declared read-only cannot be allowed for the session: "a" is no yes for it.
+    denied = on_terminal(session, "a\n", "call", "start").expect(1)
+    assert "[y/N]" in denied.err and "not sent" in denied.err
+    yes = on_terminal(session, "y\n", "call", "--json", "start").expect(0)
+    assert yes.json()["rea"]["approval"] == "interactive yes"
+    assert rea("call", "start", session=session).code == 1  # still asked each time
+    transcript = read_transcript(Path(str(status(session)["transcript"])))
+    decisions = [(e["tool"], e["decision"]) for e in transcript.of_type("approval")]
+    assert decisions == [
+        ("count", "deny"),
+        ("count", "session"),
+        ("count", "session"),
+        ("start", "deny"),
+        ("start", "once"),
+        ("start", "deny"),
+    ]
+
+
+def on_terminal(session: str, typed: str, *args: str) -> Run:
+    """`rea-tui ARGS` with a terminal on stdin, on which `typed` is typed."""
+    controller, terminal = pty.openpty()
+    try:
+        os.write(controller, typed.encode())
+        return rea(*args, session=session, stdin=terminal)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+
+
+def test_the_socket_and_its_folder_are_private(warm: Callable[..., str]) -> None:
+    session = Path(warm(*STATEFUL))
+    socket_info, folder_info = os.lstat(session), os.lstat(session.parent)
+    assert stat.S_ISSOCK(socket_info.st_mode) and stat.S_IMODE(socket_info.st_mode) == 0o600
+    assert stat.S_ISDIR(folder_info.st_mode) and stat.S_IMODE(folder_info.st_mode) == 0o700
+    assert socket_info.st_uid == folder_info.st_uid == os.getuid()
+    # Nothing listens on TCP: no socket of the host's is a listening TCP socket.
+    pid = host_pid(str(session))
+    host_sockets = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    listening = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if fields[3] == TCP_LISTEN:
+                listening.add(f"socket:[{fields[9]}]")
+    assert any(s.startswith("socket:[") for s in host_sockets)
+    assert not listening & host_sockets
+
+
+def test_another_user_cannot_reach_the_socket(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    if os.getuid() != 0:
+        pytest.skip("needs root to run a client as another uid")  # the CI and developer machines run as root
+    child = os.fork()
+    if child == 0:
+        code = 0
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            client.connect(session)
+            code = 1  # connected: the folder and socket modes did not keep it out
+        except PermissionError:
+            code = 0
+        except BaseException:
+            code = 2
+        os._exit(code)
+    _, waited = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(waited) == 0
+
+
+def test_the_host_refuses_a_peer_of_another_uid(runtime_dir: Path) -> None:
+    """SO_PEERCRED through the host's real handler: a host owned by another uid than the client's says nothing."""
+
+    async def exchange() -> tuple[bytes, int]:
+        folder = runtime_dir / "s"
+        folder.mkdir(mode=0o700)
+        session = Session([])
+        host = SessionHost(session, folder / "h.sock", idle=60, owner_uid=os.getuid() + 1)
+        await host.listen()
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(folder / "h.sock"))
+            writer.write(wire.encode("status", json=True))
+            await writer.drain()
+            try:
+                said = await reader.read()
+            except ConnectionResetError:
+                said = b""  # closed with the request unread: the kernel resets the connection
+            writer.close()
+            return said, host.refused
+        finally:
+            await host.close()
+            await session.close()
+
+    said, refused = asyncio.run(exchange())
+    assert said == b"" and refused == 1
+
+
+def test_the_host_ends_after_its_idle_timeout(warm: Callable[..., str]) -> None:
+    # Long enough for one command to start on a loaded machine, short enough to wait for.
+    session = warm(*STATEFUL, "--idle", str(IDLE_SECONDS))
+    rea("call", "start", "--yes", session=session).expect(0)
+    transcript = Path(str(status(session)["transcript"]))
+    assert wait_until(lambda: gone(host_pid(session)))
+    assert not Path(session).exists()
+    ended = read_transcript(transcript).of_type("session_end")
+    assert ended and ended[-1]["reason"] == f"idle for {IDLE_SECONDS} s"
+    gone_run = rea("tools", session=session).expect(3)
+    assert "no session answers" in gone_run.err
+
+
+def test_a_killed_host_leaves_every_line_of_its_transcript(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    for _ in range(3):
+        rea("call", "start", "--yes", session=session).expect(0)
+    transcript = Path(str(status(session)["transcript"]))
+    os.kill(host_pid(session), signal.SIGKILL)
+    assert wait_until(lambda: gone(host_pid(session)))
+    read = read_transcript(transcript)
+    assert not read.truncated
+    calls = read.of_type("tool_call")
+    assert [c["tool"] for c in calls] == ["start"] * 3
+    assert [c["outcome"] for c in calls] == ["ok"] * 3
+    assert len(read.of_type("approval")) == 3
+
+
+def test_session_stop_ends_the_host_and_unsets_the_variable(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    stopped = rea("session", "stop", session=session).expect(0)
+    assert stopped.out.strip() == f"unset {SESSION_ENV};"
+    assert wait_until(lambda: gone(host_pid(session)))
+    assert not Path(session).exists()
+    assert rea("session", "status", session=session).code == 3
+
+
+def test_commands_without_a_server_run_here_and_other_servers_are_refused(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    listed = rea("sessions", session=session).expect(0)
+    assert "transcripts in" in listed.out
+    other = rea("tools", "--url", "http://127.0.0.1:9/mcp", session=session).expect(2)
+    assert "--url names a server of its own" in other.err
+    unknown = rea("tools", "--server", "nope", session=session).expect(2)
+    assert "this session has no server 'nope'" in unknown.err
+    helped = rea("call", "--help", session=session).expect(0)
+    assert "approve without asking" in helped.out
+
+
+def test_the_host_survives_malformed_messages(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    for junk in (b"not json\n", b"[]\n", b'{"v": 1, "type": "run", "argv": "tools"}\n', b"\xff\n", b"x" * 10_000):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(session)
+            client.sendall(junk)
+            client.shutdown(socket.SHUT_WR)
+            assert client.recv(1024) == b""  # no answer, the connection closed
+    rea("tools", session=session).expect(0)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"v": 1, "type": "run", "argv": ["tools"], "cwd": "relative", "stdin_tty": False},
+        {"v": 1, "type": "run", "argv": ["tools", 3], "cwd": "/", "stdin_tty": False},
+        {"v": 1, "type": "run", "argv": ["tools"], "cwd": "/", "stdin_tty": 1},
+        {"v": 1, "type": "run", "argv": ["tools"], "cwd": "/", "stdin_tty": False, "env": {}},
+        {"v": 2, "type": "status", "json": True},
+        {"v": 1, "type": "exit", "code": 0},
+        {"v": 1, "type": "answer", "text": "y" * (wire.ANSWER_LIMIT + 1)},
+    ],
+)
+def test_requests_outside_the_protocol_are_refused(message: dict[str, object]) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(json.dumps(message).encode(), wire.REQUESTS)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"v": 1, "type": "exit", "code": True},
+        {"v": 1, "type": "exit", "code": 300},
+        {"v": 1, "type": "out", "text": None},
+        {"v": 1, "type": "run", "argv": [], "cwd": "/", "stdin_tty": False},
+    ],
+)
+def test_replies_outside_the_protocol_are_refused(message: dict[str, object]) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(json.dumps(message).encode(), wire.REPLIES)
+
+
+def test_hostile_server_text_reaches_the_shell_neutralized(warm: Callable[..., str]) -> None:
+    # The sample server in hostile mode puts escape sequences and markup in its names and values.
+    hostile = f"SAMPLE_HOSTILE=1 {shlex.quote(PYTHON)} -m tests.support.sample_server"
+    session = warm("--stdio", f"env {hostile}")
+    done = rea("call", "echo", "text=hi", "--yes", session=session).expect(0)
+    listed = rea("tools", session=session).expect(0)
+    for output in (done.out, done.err, listed.out, listed.err):
+        assert not UNSAFE_CHARACTER.search(output), output
+    assert "RED" in done.out  # the text arrived, its escapes made visible
+
+
+def test_a_session_whose_servers_cannot_start_says_why(runtime_dir: Path) -> None:
+    failed = rea("session", "start", "--stdio", f"{shlex.quote(PYTHON)} -c 'raise SystemExit(7)'").expect(3)
+    assert failed.out == ""  # nothing for the shell to eval
+    assert "the session did not start: no server could be connected" in failed.err
+    assert not any((runtime_dir / "rea-tui" / "sessions").glob("*.sock"))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+MESSAGE_LIKE = st.fixed_dictionaries(
+    {"v": st.sampled_from([1, 2, "1", True]), "type": st.sampled_from([*wire.REQUESTS, *wire.REPLIES, "x"])},
+    optional={name: JSON_VALUES for name in ("argv", "cwd", "stdin_tty", "text", "code", "json", "question")},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(line=st.binary(max_size=200) | JSON_VALUES.map(lambda v: json.dumps(v).encode()))
+def test_any_line_is_a_message_or_a_wire_error(line: bytes) -> None:
+    for allowed in (wire.REQUESTS, wire.REPLIES):
+        try:
+            message = wire.decode(line, allowed)
+        except wire.WireError:
+            continue
+        assert message["type"] in allowed
+
+
+@settings(max_examples=150, deadline=None)
+@given(candidate=MESSAGE_LIKE)
+def test_a_decoded_message_has_exactly_its_types_fields(candidate: dict[str, object]) -> None:
+    for allowed in (wire.REQUESTS, wire.REPLIES):
+        try:
+            message = wire.decode(json.dumps(candidate).encode(), allowed)
+        except wire.WireError:
+            continue
+        fields = allowed[str(message["type"])]
+        assert set(message) == {"v", "type", *fields}
+        for name, kind in fields.items():
+            assert type(message[name]) is kind
+
+
+def test_prompts_completion_and_resources_run_in_the_session(warm: Callable[..., str]) -> None:
+    session = warm("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.sample_server")
+    assert "review_code" in rea("prompts", session=session).expect(0).out
+    completed = rea("complete", "review_code", "language", "py", session=session).expect(0)
+    assert "python" in completed.out
+    rendered = rea("get", "review_code", "code=x = 1", "language=python", session=session).expect(0)
+    assert "steps:" in rendered.out and "echo" in rendered.out
+    assert "sample://readme" in rea("resources", session=session).expect(0).out
+    assert "The sample server's readme." in rea("read", "sample://readme", session=session).expect(0).out
+    # The rendered workflow is in the session's transcript, as the TUI records it.
+    workflows = read_transcript(Path(str(status(session)["transcript"]))).of_type("workflow")
+    assert [w.get("prompt") for w in workflows] == ["review_code"]
+
+
+def test_csh_syntax_on_request(runtime_dir: Path) -> None:
+    # A short idle timeout ends the session even if an assertion below fails before the stop.
+    started = rea("session", "start", "-c", "--idle", "120", *STATEFUL).expect(0)
+    assert started.out.startswith(f"setenv {SESSION_ENV} ") and started.out.rstrip().endswith(";")
+    path = shlex.split(started.out.removeprefix(f"setenv {SESSION_ENV} ").rstrip().rstrip(";"))[0]
+    assert rea("session", "stop", "-c", session=path).expect(0).out.strip() == f"unsetenv {SESSION_ENV};"
