@@ -42,6 +42,18 @@ ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 HANGUP_EXIT_CODE = 128 + signal.SIGHUP
 
 
+def untyped_alt_key(event: OrderedInput) -> OrderedInput:
+    """An alt+letter key as a key only: it types nothing into the focused field, and so reaches the bindings.
+
+    A terminal sends alt+r as ESC r, which Textual reports as key `alt+r` with the character `r`; a text
+    field took that as typing `r` and stopped it, so the alt+ twins of the keys a browser keeps
+    (`rea-tui web`) typed their letter instead of acting.
+    """
+    if isinstance(event, events.Key) and event.key.startswith("alt+") and event.character is not None:
+        return events.Key(event.key, None)
+    return event
+
+
 class ReaApp(App[int]):
     """The terminal MCP host."""
 
@@ -153,6 +165,7 @@ class ReaApp(App[int]):
         # Every key and paste from the terminal passes the order gate (see key_order) before Textual's own
         # handling; one that has bubbled back, or anything else, goes straight on.
         if isinstance(event, OrderedInput) and not event.is_forwarded:
+            event = untyped_alt_key(event)
             if self.key_order.admit(event):
                 await self._send_input(event)
             return
