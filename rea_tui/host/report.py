@@ -146,7 +146,7 @@ def _view(view: ResultView) -> list[str]:
             row = f"{insn.address:<12} {insn.hex_bytes:<20} {insn.mnemonic:<7} {insn.operands}"
             rows.append(f"{row}  ; {insn.target}" if insn.target else row)
         lines += [md_code("\n".join(rows), "asm"), ""]
-    else:
+    elif view.rows:  # an empty one's title says there is nothing (`no strings containing 'x'`)
         lines += [md_table(view.columns, view.rows, view.numeric), ""]
     return lines
 

@@ -225,10 +225,12 @@ class ReaApp(App[int]):
         self.push_screen(ScreenshotScreen(self.screenshot_folder), callback=save)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
-        for binding in bindings:
-            assert isinstance(binding, Binding)
+        listed = [b for b in bindings if isinstance(b, Binding)]
+        # Textual's own command of the same name (its Screenshot) is left out: ours, with its key, stands for it.
+        ours = {b.description for b in listed if b.action not in ("quit", "command_palette", "cancel_calls")}
+        yield from (command for command in super().get_system_commands(screen) if command.title not in ours)
+        for binding in listed:
             if binding.action in ("quit", "command_palette", "cancel_calls"):  # cancel_calls: ctrl+b elsewhere
                 continue
             action = binding.action
