@@ -258,7 +258,8 @@ class EvidenceDetail(VerticalScroll):
             widgets.append(Static(Text(f"output schema: {entry.schema_check}", style=style)))
         if entry.finished:
             actions = Horizontal(classes="evidence-actions")
-            actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
+            if entry.ref:  # a narrowing reply has no ID to copy
+                actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
             actions.compose_add_child(Button("Copy value", id="copy-value", compact=True))
             if entry.has_structured and entry.narrowing is None:
                 other = "JSON tree" if self.view == "reading" else "listing and tables"
