@@ -179,6 +179,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_LIMIT": "safe_text",
     "NOTE_KINDS": "notes",
     "NoteChanged": "notes",
+    "ID_INITIALS": "notes",
     "ServerCatalogs": "catalog",
     # the traffic log
     "TrafficEntry": "traffic",
@@ -342,6 +343,7 @@ if TYPE_CHECKING:
     from rea_tui.host.narrowing import concerned_argument as concerned_argument
     from rea_tui.host.narrowing import find_candidate as find_candidate
     from rea_tui.host.narrowing import pin as pin
+    from rea_tui.host.notes import ID_INITIALS as ID_INITIALS
     from rea_tui.host.notes import NOTE_KINDS as NOTE_KINDS
     from rea_tui.host.notes import Note as Note
     from rea_tui.host.notes import Notebook as Notebook

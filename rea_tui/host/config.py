@@ -309,13 +309,22 @@ _RUNNER_WORDS = frozenset({"run", "exec", "dlx", "x", "tool", "--"})
 # Script names that say nothing: their folder says more (dist/index.js -> dist).
 _GENERIC_SCRIPTS = frozenset({"index", "main", "server", "cli", "__main__", "app"})
 SHORT_DETAIL_LIMIT = 30
+# A script inside an installed npm package: the package names it (`node_modules/@scope/name/dist/index.js`).
+_NODE_PACKAGE = re.compile(r"node_modules/(?:@[^/]+/)?(?P<name>[^/@]+)")
 
 
 def _program_name(word: str) -> str:
-    """`@scope/server-everything@1.2` -> `server-everything`; `build/server/index.js` -> `server`."""
+    """`@scope/server-everything@1.2` -> `server-everything`; `build/server/index.js` -> `server`;
+    `…/node_modules/@scope/server-everything/dist/index.js` -> `server-everything`."""
+    packages = list(_NODE_PACKAGE.finditer(word))
+    if packages:
+        return packages[-1].group("name")
     if word.startswith("@"):
         word = word[1:]
-    word = word.split("@", 1)[0] or word
+    # A version after a package's name (`name@1.2`); an @ followed by a path is part of the path.
+    head, at, version = word.rpartition("@")
+    if at and head and "/" not in version:
+        word = head
     path = Path(word)
     stem = path.stem if path.suffix in (".js", ".mjs", ".cjs", ".ts", ".py") else path.name
     if stem in _GENERIC_SCRIPTS and path.parent.name not in ("", "."):

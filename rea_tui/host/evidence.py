@@ -1,12 +1,15 @@
 """The evidence ledger: every tool call the analyst approved, with what came back.
 
 Each entry has a key, numbered E1, E2, ... per session (transcripts, narrowing
-chains and replays refer to entries by it), and a reference, the one ID the
-analyst sees and cites: the server's own evidence ID when its result carries
-one (REA's `structuredContent.evidence_id`, `E-0004`), qualified by a short
-server name when the session has several servers (`rea:E-0004`); the key
-otherwise. Entries are never removed; a narrowing conversation is a chain of
-entries (each round points at the one before).
+chains and replays refer to entries by it; the analyst never sees it), and a
+reference, the one ID the analyst sees and cites: the server's own evidence ID
+when its result carries one (REA's `structuredContent.evidence_id`, `E-0004`),
+qualified by a short server name when the session has several servers
+(`rea:E-0004`); a host ID otherwise (`H1`, `H2`, numbered apart from the keys,
+so it cannot be taken for a server's). A narrowing reply is the server's
+question, not evidence: it has no reference and is shown as the question.
+Entries are never removed; a narrowing conversation is a chain of entries
+(each round points at the one before).
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ EVIDENCE_ID_KEY = "evidence_id"
 # A server's ID is shown and cited only when it is a short plain token (no spaces, markup or controls).
 _SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 Qualifier = Callable[[str], "str | None"]
+# The IDs the host gives results that carry none of the server's: H1, H2, ...
+HOST_ID_PREFIX = "H"
+_HOST_ID = re.compile(rf"{HOST_ID_PREFIX}(\d+)")
+# What the ledger shows in place of an ID: for a narrowing reply, and for a call still under way.
+QUESTION_LABEL = "question"
+PENDING_LABEL = "…"
 
 OUTCOME_LABELS: dict[str, str] = {
     "running": "running",
@@ -100,7 +109,7 @@ class EvidenceEntry:
     # In a replay: the recorded entry this one repeats, and how the result differs (None: it matches).
     replay_of: str | None = None
     replay_diff: str | None = None
-    # The ID the analyst sees and cites (the key until a result names the server's own).
+    # The ID the analyst sees and cites: "" until the call ends, and for a narrowing reply (not evidence).
     ref: str = ""
     # What qualifies the server's IDs in a session of several servers (None: one server).
     qualifier: str | None = None
@@ -110,8 +119,10 @@ class EvidenceEntry:
     task_id: str | None = None
     task_status: str | None = None
 
-    def __post_init__(self) -> None:
-        self.ref = self.ref or self.id
+    @property
+    def label(self) -> str:
+        """What the ledger shows for this entry: its ID, or what it is when it has none."""
+        return entry_label(self.ref, self.narrowing is not None)
 
     @property
     def server_evidence_id(self) -> str | None:
@@ -176,6 +187,26 @@ class EvidenceEntry:
             data["replayOf"] = self.replay_of
             data["replayDiff"] = self.replay_diff
         return data
+
+
+def entry_label(ref: str, narrowing: bool) -> str:
+    """An entry's ID, or in its place what the entry is: the server's question, or a call under way."""
+    return ref or (QUESTION_LABEL if narrowing else PENDING_LABEL)
+
+
+def recorded_ref(record: dict[str, Any]) -> str:
+    """The ID a recorded `tool_call` was cited by ("" for a narrowing reply).
+
+    Transcripts from before references were cited by the key.
+    """
+    if "ref" in record:
+        return str(record.get("ref") or "")
+    return str(record.get("id") or "")
+
+
+def recorded_label(record: dict[str, Any]) -> str:
+    """What the ledger showed for a recorded `tool_call`: its ID, or what it was."""
+    return entry_label(recorded_ref(record), isinstance(record.get("narrowing"), dict))
 
 
 def server_evidence_id(structured: Any) -> str | None:
@@ -249,18 +280,28 @@ class EvidenceLedger:
         self.listeners.emit(entry)
 
     def changed(self, entry: EvidenceEntry) -> None:
-        if entry.finished and entry.ref == entry.id:
+        # A task's result is still to come when it is submitted: its ID waits for it.
+        settled = entry.finished and entry.outcome != "task_submitted"
+        if settled and not entry.ref and entry.narrowing is None:
             entry.ref = self._reference(entry)
         self.listeners.emit(entry)
 
     def _reference(self, entry: EvidenceEntry) -> str:
-        """The server's ID for a finished entry (qualified in a session of several servers), else its key."""
+        """The server's ID for a finished entry (qualified in a session of several servers), else a host ID."""
         server_id = entry.server_evidence_id
         if server_id is None:
-            return entry.id
+            return self._next_host_id()
         ref = f"{entry.qualifier}:{server_id}" if entry.qualifier else server_id
         # A restarted server numbers from the start again: an ID an earlier entry has keeps to that one.
-        return entry.id if self.find(ref) is not None else ref
+        return self._next_host_id() if self.find(ref) is not None else ref
+
+    def _next_host_id(self) -> str:
+        """One past the highest host ID the ledger holds (restored entries included), and not an ID in use."""
+        numbers = [int(m.group(1)) for ref in self.refs() if (m := _HOST_ID.fullmatch(ref))]
+        number = max(numbers, default=0) + 1
+        while self.find(f"{HOST_ID_PREFIX}{number}") is not None:
+            number += 1
+        return f"{HOST_ID_PREFIX}{number}"
 
     def get(self, entry_id: str | None) -> EvidenceEntry | None:
         """The entry with this key (E1, E2...)."""
@@ -268,14 +309,16 @@ class EvidenceLedger:
 
     def find(self, ref: str | None) -> EvidenceEntry | None:
         """The entry the analyst cites as `ref` (the ID the ledger shows)."""
+        if not ref:
+            return None
         return next((e for e in self.entries if e.ref == ref), None)
 
     def ids(self) -> list[str]:
         return [e.id for e in self.entries]
 
     def refs(self) -> list[str]:
-        """The IDs the analyst sees and cites, in order."""
-        return [e.ref for e in self.entries]
+        """The IDs the analyst sees and cites, in order (narrowing replies and calls under way have none)."""
+        return [e.ref for e in self.entries if e.ref]
 
     def search(self, text: str) -> list[EvidenceEntry]:
         """Entries whose ID, tool, outcome, arguments or text contain `text` (case-insensitive)."""
@@ -286,7 +329,7 @@ class EvidenceLedger:
         for entry in self.entries:
             haystack = " ".join(
                 [
-                    entry.ref,
+                    entry.label,
                     entry.tool,
                     entry.outcome_label,
                     entry.server,

@@ -4,7 +4,8 @@ The shapes are those of the REA tools' `structuredContent` (inspect_procedure's
 disassembly; list_documents, list_procedures, search_strings, find_references,
 callers, callees, inspect_binary_layout), read leniently: a field of the wrong
 type is left empty, and a shape that is not recognised gives no view at all (the
-caller shows the JSON tree instead). The views hold the server's text as it
+caller shows the JSON tree instead). A list the server sent empty reads as what
+it is: a table with no rows titled `no strings containing 'x'`. The views hold the server's text as it
 came; whoever shows them sanitizes or escapes it (the TUI and the report).
 """
 
@@ -200,17 +201,33 @@ def _table(
     return ResultTable(title, tuple(columns), cells, frozenset(numeric), _paging(data, len(rows)))
 
 
+def _sent_empty(data: dict[str, Any], key: str) -> bool:
+    """The server sent `key` as an empty list (a recognised shape, with nothing in it)."""
+    value = data.get(key)
+    return isinstance(value, list) and not value
+
+
+def _none(what: str, columns: Sequence[str], data: dict[str, Any]) -> ResultTable:
+    """No rows: the title says so (`no strings containing 'x'`); past the end of a list, the note says where."""
+    total = data.get("total")
+    past_end = isinstance(total, int) and not isinstance(total, bool) and total > 0
+    return ResultTable(f"no {what}", tuple(columns), (), frozenset(), _paging(data, 0) if past_end else "")
+
+
 def _sites(value: Any) -> str:
     return ", ".join(" ".join(p for p in (_text(s.get("at")), _text(s.get("kind"))) if p) for s in _dicts(value))
 
 
 def documents_table(data: dict[str, Any]) -> ResultTable | None:
     rows = _dicts(data.get("documents"))
+    columns = ("id", "name", "format", "arch", "procedures", "path")
+    if _sent_empty(data, "documents"):
+        return _none("documents", columns, data)
     if not rows or not all("name" in row for row in rows):
         return None
     return _table(
         "documents",
-        ("id", "name", "format", "arch", "procedures", "path"),
+        columns,
         [
             [
                 *(_text(r.get(k)) for k in ("id", "name", "format", "arch")),
@@ -226,11 +243,14 @@ def documents_table(data: dict[str, Any]) -> ResultTable | None:
 
 def procedures_table(data: dict[str, Any]) -> ResultTable | None:
     rows = _dicts(data.get("procedures"))
+    columns = ("id", "address", "names", "size")
+    if _sent_empty(data, "procedures"):
+        return _none(f"procedures{_in_document(data)}", columns, data)
     if not rows or not all("address" in row for row in rows):
         return None
     return _table(
         f"procedures{_in_document(data)}",
-        ("id", "address", "names", "size"),
+        columns,
         [[_text(r.get("id")), _text(r.get("address")), _names(r.get("names")), _count(r.get("size"))] for r in rows],
         data,
         numeric=(0, 3),
@@ -239,12 +259,16 @@ def procedures_table(data: dict[str, Any]) -> ResultTable | None:
 
 def strings_table(data: dict[str, Any]) -> ResultTable | None:
     rows = _dicts(data.get("strings"))
+    query = _text(data.get("query"))
+    what = f"strings containing {query!r}" if query else "strings"
+    columns = ("id", "document", "section", "address", "text")
+    if _sent_empty(data, "strings"):
+        return _none(what, columns, data)
     if not rows or not all("text" in row for row in rows):
         return None
-    query = _text(data.get("query"))
     return _table(
-        f"strings containing {query!r}" if query else "strings",
-        ("id", "document", "section", "address", "text"),
+        what,
+        columns,
         [[_text(r.get(k)) for k in ("id", "document", "section", "address", "text")] for r in rows],
         data,
         numeric=(0,),
@@ -263,16 +287,19 @@ def _query_label(data: dict[str, Any]) -> str:
 
 def references_table(data: dict[str, Any], key: str) -> ResultTable | None:
     rows = _dicts(data.get(key))
-    if not rows or not all(isinstance(r.get("procedure"), dict) for r in rows):
-        return None
     if key == "references":
         subject = _query_label(data)
         title = f"code that refers to {subject}" if subject else "references"
     else:
         title = f"callers of {_procedure_label(_dict(data.get('procedure')))}"
+    columns = ("procedure", "address", "size", "sites")
+    if _sent_empty(data, key):
+        return _none(title + _in_document(data), columns, data)
+    if not rows or not all(isinstance(r.get("procedure"), dict) for r in rows):
+        return None
     return _table(
         title + _in_document(data),
-        ("procedure", "address", "size", "sites"),
+        columns,
         [
             [
                 _names(_dict(r["procedure"]).get("names")),
@@ -289,11 +316,15 @@ def references_table(data: dict[str, Any], key: str) -> ResultTable | None:
 
 def callees_table(data: dict[str, Any]) -> ResultTable | None:
     rows = _dicts(data.get("callees"))
+    title = f"called by {_procedure_label(_dict(data.get('procedure')))}{_in_document(data)}"
+    columns = ("target", "names", "import", "sites")
+    if _sent_empty(data, "callees"):
+        return _none(f"calls from {_procedure_label(_dict(data.get('procedure')))}{_in_document(data)}", columns, data)
     if not rows or not all("target" in r for r in rows):
         return None
     return _table(
-        f"called by {_procedure_label(_dict(data.get('procedure')))}{_in_document(data)}",
-        ("target", "names", "import", "sites"),
+        title,
+        columns,
         [
             [
                 _text(r.get("target")),
@@ -310,6 +341,8 @@ def callees_table(data: dict[str, Any]) -> ResultTable | None:
 def sections_table(data: dict[str, Any]) -> ResultTable | None:
     layout = _dict(data.get("layout"))
     rows = _dicts(layout.get("sections"))
+    if _sent_empty(layout, "sections"):
+        return _none(f"sections{_in_document(data)}", ("name", "address", "size", "entropy", "flags"), data)
     if not rows or not all("name" in r for r in rows):
         return None
     facts = [f"{k} {_text(layout.get(k))}" for k in ("format", "arch", "entrypoint") if _text(layout.get(k))]

@@ -12,8 +12,11 @@ from rea_tui.host.observers import Listeners, Unsubscribe
 
 NoteKind = Literal["observation", "inference", "unknown"]
 NOTE_KINDS: tuple[NoteKind, ...] = ("observation", "inference", "unknown")
-# An evidence ID written inline: the host's E3, a server's E-0004, either qualified by a server (rea:E-0004).
-_CITATION = re.compile(r"(?<![\w.:-])(?:[a-z0-9][a-z0-9._-]*:)?E-?\d+(?![\w-])")
+# An evidence ID written inline: the host's H3, a server's E-0004 (qualified by a server: rea:E-0004), or
+# the E3 of a transcript from before host IDs.
+_CITATION = re.compile(r"(?<![\w.:-])(?:(?:[a-z0-9][a-z0-9._-]*:)?E-?\d+|H\d+)(?![\w-])")
+# The letters an evidence ID starts with (a server's E-0004, the host's H3), for completing one as it is typed.
+ID_INITIALS = ("E", "H")
 # Any word, for IDs of other shapes the ledger knows (trailing punctuation is not part of it).
 _WORD = re.compile(r"[\w.:-]*[\w]")
 
@@ -37,7 +40,7 @@ class Note:
 
 
 def citations_in(text: str, known_ids: Iterable[str] = ()) -> list[str]:
-    """Evidence IDs written inline (`E-0004`, `rea:E-0004`, `E3`, or any of `known_ids`), in order, once each."""
+    """Evidence IDs written inline (`E-0004`, `rea:E-0004`, `H3`, `E3`, or any of `known_ids`), in order, once each."""
     known = set(known_ids)
     found = [(m.start(), m.group()) for m in _CITATION.finditer(text)]
     if known:

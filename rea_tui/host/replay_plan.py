@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rea_tui.host.errors import FieldDiagnostic
-from rea_tui.host.evidence import EvidenceEntry
+from rea_tui.host.evidence import EvidenceEntry, recorded_label, recorded_ref
 from rea_tui.host.models import ContentBlock, MediaBlock, parse_content, parse_resource_contents
 from rea_tui.host.narrowing import detect_narrowing
 from rea_tui.host.notes import NOTE_KINDS, NoteKind
@@ -34,8 +34,13 @@ class RecordedCall:
 
     @property
     def ref(self) -> str:
-        """The ID the analyst saw for this call (transcripts before references: its key)."""
-        return str(self.entry.get("ref") or self.entry.get("id") or "?")
+        """The ID the analyst cited this call by ("" for a narrowing reply; transcripts before references: its key)."""
+        return recorded_ref(self.entry)
+
+    @property
+    def label(self) -> str:
+        """What the ledger showed for this call: its ID, or that it was the server's question."""
+        return recorded_label(self.entry)
 
 
 @dataclass
@@ -111,7 +116,7 @@ def entry_from_record(record: dict[str, Any]) -> EvidenceEntry:
     entry = EvidenceEntry(
         id=str(record.get("id", "?")),
         # What the analyst saw and cited then; a transcript from before references cited the key.
-        ref=str(record.get("ref") or record.get("id") or "?"),
+        ref=recorded_ref(record),
         server=str(record.get("server", "")),
         tool=str(record.get("tool", "")),
         arguments=raw_arguments if isinstance(raw_arguments, dict) else {},
@@ -236,9 +241,8 @@ def compare(recorded: dict[str, Any], entry: EvidenceEntry) -> str | None:
     found = list(differences(comparable(recorded), comparable(entry.to_json())))
     if not found:
         return None
-    recorded_ref = str(recorded.get("ref") or recorded.get("id") or "?")
     count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
-    head = f"recorded {recorded_ref} → now {entry.ref}: {count}"
+    head = f"recorded {recorded_label(recorded)} → now {entry.label}: {count}"
     shown = found[:DIFFERENCE_LIMIT]
     more = [f"… and {len(found) - len(shown)} more"] if len(found) > len(shown) else []
     return "\n".join([head, *shown, *more])

@@ -1,21 +1,25 @@
 """An investigation report from a transcript: Markdown for a colleague, or JSON.
 
-The report says what was asked (prompt and arguments), the workflow the
-server proposed, the evidence under the IDs the analyst saw and cited, each
-result once (a listing or a table when its shape is known, with the raw JSON
-collapsed under it; the JSON itself otherwise), the questions the server asked
-during a call and how they were answered, and the analyst's observations,
-inferences and unknowns kept apart, each citing its evidence. Server text is
-escaped where Markdown would read it, so it cannot become a heading, a link or
-HTML.
+Written for its reader: first what was asked (prompt and arguments) and what
+the analyst found (observations, inferences and unknowns kept apart, each
+citing its evidence), then the evidence in the order the notes cite it (what
+no note cites after), under the IDs the analyst saw, each result once (a
+listing or a table when its shape is known, with the raw JSON collapsed under
+it; the JSON itself otherwise), with the questions the server asked during a
+call and how they were answered; last the workflow the server proposed. A
+replay's report says so, and whether each result matched the recording.
+Server text is escaped where Markdown would read it, so it cannot become a
+heading, a link or HTML.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
+from rea_tui.host.evidence import recorded_label, recorded_ref
 from rea_tui.host.evidence_views import DisassemblyListing, ResultView, result_views
 from rea_tui.host.markdown_text import (
     TEXT_EXCERPT,
@@ -41,12 +45,53 @@ INLINE_ARGUMENT_LIMIT = 120
 
 
 def ref_of(entry: dict[str, Any]) -> str:
-    """The ID the analyst saw: the recorded reference (transcripts before references: the key)."""
-    return str(entry.get("ref") or entry.get("id") or "?")
+    """What the analyst saw for an entry: its ID (transcripts before references: the key), or `question`."""
+    return recorded_label(entry)
 
 
-def anchor(entry_id: str) -> str:
-    return f"evidence-{entry_id.lower()}"
+def anchor(label: str, *, question: bool = False) -> str:
+    """The HTML id of an entry's section, from the ID shown (`E-0009` -> `evidence-e-0009`)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", label.casefold()).strip("-") or "entry"
+    return f"{'question' if question else 'evidence'}-{slug}"
+
+
+def anchors_of(evidence: list[dict[str, Any]]) -> dict[str, str]:
+    """Entry key -> the anchor of its section: from the ID shown, the key for a question (which has no ID)."""
+    anchors: dict[str, str] = {}
+    taken: set[str] = set()
+    for entry in evidence:
+        ref = recorded_ref(entry)
+        base = anchor(ref) if ref else anchor(str(entry.get("id", "?")), question=True)
+        # A transcript is not trusted to keep its IDs apart (nor do two IDs always make two slugs).
+        candidate, number = base, 2
+        while candidate in taken:
+            candidate, number = f"{base}-{number}", number + 1
+        taken.add(candidate)
+        anchors[str(entry.get("id"))] = candidate
+    return anchors
+
+
+def reading_order(evidence: list[dict[str, Any]], notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The evidence in the order the notes cite it, then what no note cites (in the order it was taken).
+
+    An entry that answers a server's question comes right after the question (the chain in its order).
+    """
+    by_ref = {recorded_ref(e): e for e in evidence if recorded_ref(e)}
+    by_key = {str(e.get("id")): e for e in evidence}
+    cited = [by_ref[str(c)] for note in notes for c in note.get("cites") or [] if str(c) in by_ref]
+    order: list[dict[str, Any]] = []
+    placed: set[int] = set()
+    for entry in [*cited, *evidence]:
+        chain = [entry]
+        while (before := by_key.get(str(chain[0].get("follows")))) is not None and id(before) not in placed:
+            if any(before is link for link in chain):
+                break  # a transcript whose entries follow each other in a circle
+            chain.insert(0, before)
+        for link in chain:
+            if id(link) not in placed:
+                placed.add(id(link))
+                order.append(link)
+    return order
 
 
 def report_data(transcript: Transcript) -> dict[str, Any]:
@@ -57,10 +102,13 @@ def report_data(transcript: Transcript) -> dict[str, Any]:
             notes[event["number"]] = event
         elif event.get("type") == "note_removed":
             notes.pop(event.get("number", -1), None)
+    replays = transcript.of_type("replay")
     return {
         "transcript": str(transcript.path),
         "started": transcript.started,
         "truncated": transcript.truncated,
+        "replayOf": replays[0].get("recording") if replays else None,
+        "replayResults": transcript.of_type("replay_result"),
         "servers": transcript.of_type("server"),
         "workflows": transcript.of_type("workflow"),
         "approvals": transcript.of_type("approval"),
@@ -98,7 +146,7 @@ def _view(view: ResultView) -> list[str]:
             row = f"{insn.address:<12} {insn.hex_bytes:<20} {insn.mnemonic:<7} {insn.operands}"
             rows.append(f"{row}  ; {insn.target}" if insn.target else row)
         lines += [md_code("\n".join(rows), "asm"), ""]
-    else:
+    elif view.rows:  # an empty one's title says there is nothing (`no strings containing 'x'`)
         lines += [md_table(view.columns, view.rows, view.numeric), ""]
     return lines
 
@@ -201,7 +249,16 @@ def _elicitation(event: dict[str, Any]) -> list[str]:
     return ["  \n".join(lines), ""]
 
 
-def _entry_section(entry: dict[str, Any], refs: dict[str, str], context: _Context) -> list[str]:
+def _replay_result(result: dict[str, Any] | None) -> list[str]:
+    if result is None:
+        return []
+    recorded = md_inline(result.get("recorded", "?"), 60)
+    if result.get("matches") is True:
+        return [f"Replay: the same result as recorded {recorded}.", ""]
+    return [f"Replay: differs from the recorded {recorded}:", "", md_code(str(result.get("diff") or "")), ""]
+
+
+def _entry_section(entry: dict[str, Any], context: _Context) -> list[str]:
     key = str(entry.get("id", "?"))
     ref = ref_of(entry)
     facts = [
@@ -210,16 +267,20 @@ def _entry_section(entry: dict[str, Any], refs: dict[str, str], context: _Contex
     ]
     if isinstance(entry.get("durationMs"), int | float):
         facts.append(f"{entry['durationMs']:,.0f} ms")
-    if entry.get("follows"):
-        followed = refs.get(str(entry["follows"]), str(entry["follows"]))
-        facts.append(f"answers [{md_inline(followed, 60)}](#{anchor(str(entry['follows']))})")
+    follows = str(entry.get("follows") or "")
+    if follows:
+        followed = context.labels.get(follows, "an entry not in this transcript")
+        target = context.anchors.get(follows)
+        shown = md_inline(followed, 200)
+        facts.append(f"answers [{shown}](#{target})" if target else f"answers {shown}")
     lines = [
-        f'<a id="{anchor(key)}"></a>',
+        f'<a id="{context.anchors.get(key, anchor(key))}"></a>',
         f"### {md_inline(ref, 60)}: {md_inline(entry.get('tool', '?'), 200)} "
         f"({md_inline(entry.get('outcome', '?'), 40)})",
         "",
         "; ".join(facts),
         "",
+        *_replay_result(context.replayed.get(key)),
         *_arguments(entry.get("arguments")),
     ]
     for question in context.elicitations.get(key, []):
@@ -249,6 +310,13 @@ class _Context:
     """What belongs to each entry besides its own record: the questions asked during it, the answers to it."""
 
     def __init__(self, data: dict[str, Any], transcript: Transcript) -> None:
+        evidence = data["evidence"]
+        self.anchors = anchors_of(evidence)
+        # What an entry that answers a question names it by: the question, with its round.
+        self.labels = {
+            str(e.get("id")): recorded_ref(e) or f"the server's question ({e.get('tool', '?')})" for e in evidence
+        }
+        self.replayed = {str(r.get("entry")): r for r in data["replayResults"]}
         self.answers: dict[str, list[dict[str, Any]]] = {}
         for answer in data["narrowing"]:
             self.answers.setdefault(str(answer.get("entry")), []).append(answer)
@@ -337,16 +405,17 @@ def _evidence(data: dict[str, Any], transcript: Transcript) -> list[str]:
     evidence = data["evidence"]
     if not evidence:
         return [*lines, "No tool was run.", ""]
-    refs = {str(e.get("id")): ref_of(e) for e in evidence}
+    context = _Context(data, transcript)
+    ordered = reading_order(evidence, [n for kind in NOTE_KINDS for n in data["notes"][kind]])
+    lines += ["In the order the notes cite it; what no note cites follows.", ""]
     rows = [
-        f"| [{md_inline(ref_of(e), 60)}](#{anchor(str(e.get('id', '?')))}) | {md_cell(e.get('tool', ''), 100)} "
+        f"| [{md_inline(ref_of(e), 60)}](#{context.anchors[str(e.get('id'))]}) | {md_cell(e.get('tool', ''), 100)} "
         f"| {md_cell(e.get('outcome', ''), 40)} |"
-        for e in evidence
+        for e in ordered
     ]
     lines += ["| ID | tool | outcome |", "| --- | --- | --- |", *rows, ""]
-    context = _Context(data, transcript)
-    for entry in evidence:
-        lines += _entry_section(entry, refs, context)
+    for entry in ordered:
+        lines += _entry_section(entry, context)
     if context.unattached:
         lines += ["Questions the server asked outside a recorded call:", ""]
         for event in context.unattached:
@@ -370,7 +439,8 @@ def _cite(cites: list[str], anchors: dict[str, str]) -> str:
 
 def _notes(data: dict[str, Any]) -> list[str]:
     # Notes cite the IDs the analyst saw; transcripts from before references cite keys (the same then).
-    anchors = {ref_of(e): anchor(str(e.get("id", "?"))) for e in data["evidence"]}
+    by_key = anchors_of(data["evidence"])
+    anchors = {recorded_ref(e): by_key[str(e.get("id"))] for e in data["evidence"] if recorded_ref(e)}
     lines: list[str] = []
     for kind in NOTE_KINDS:
         lines += [f"## {NOTE_TITLES[kind]}", ""]
@@ -386,13 +456,27 @@ def _notes(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _replay(data: dict[str, Any]) -> list[str]:
+    if data["replayOf"] is None:
+        return []
+    results = data["replayResults"]
+    matched = sum(1 for r in results if r.get("matches") is True)
+    return [
+        f"This session replayed the recorded session {md_span(data['replayOf'], 200)}: "
+        f"{matched:,} of {len(results):,} results replayed matched the recording "
+        "(each result below says whether it did).",
+        "",
+    ]
+
+
 def render_markdown(transcript: Transcript) -> str:
     data = report_data(transcript)
     lines = [
         *_header(data, transcript),
+        *_replay(data),
         *_question(data),
-        *_workflow(data),
-        *_evidence(data, transcript),
         *_notes(data),
+        *_evidence(data, transcript),
+        *_workflow(data),
     ]
     return "\n".join(lines).rstrip() + "\n"

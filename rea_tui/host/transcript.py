@@ -294,6 +294,20 @@ class SessionRecorder:
     def sampling(self, request: SamplingRequest, answer: SamplingAnswer) -> None:
         self.writer.write("sampling", server=request.server, declined=answer.text is None, reply=answer.text)
 
+    def replay_started(self, recording: Path) -> None:
+        """This session walks a recorded one again (its report says so)."""
+        self.writer.write("replay", recording=recording.name)
+
+    def replay_compared(self, entry: EvidenceEntry) -> None:
+        """How a replayed call's result compares with the recorded one (`entry.replay_of`, `replay_diff`)."""
+        self.writer.write(
+            "replay_result",
+            entry=entry.id,
+            recorded=entry.replay_of,
+            matches=entry.replay_diff is None,
+            diff=entry.replay_diff,
+        )
+
     def note(self, note: Note) -> None:
         self.writer.write("note", **note.to_json())
 

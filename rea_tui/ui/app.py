@@ -42,6 +42,18 @@ ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 HANGUP_EXIT_CODE = 128 + signal.SIGHUP
 
 
+def untyped_alt_key(event: OrderedInput) -> OrderedInput:
+    """An alt+letter key as a key only: it types nothing into the focused field, and so reaches the bindings.
+
+    A terminal sends alt+r as ESC r, which Textual reports as key `alt+r` with the character `r`; a text
+    field took that as typing `r` and stopped it, so the alt+ twins of the keys a browser keeps
+    (`rea-tui web`) typed their letter instead of acting.
+    """
+    if isinstance(event, events.Key) and event.key.startswith("alt+") and event.character is not None:
+        return events.Key(event.key, None)
+    return event
+
+
 class ReaApp(App[int]):
     """The terminal MCP host."""
 
@@ -156,6 +168,7 @@ class ReaApp(App[int]):
         # Every key and paste from the terminal passes the order gate (see key_order) before Textual's own
         # handling; one that has bubbled back, or anything else, goes straight on.
         if isinstance(event, OrderedInput) and not event.is_forwarded:
+            event = untyped_alt_key(event)
             if self.key_order.admit(event):
                 await self._send_input(event)
             return
@@ -215,10 +228,12 @@ class ReaApp(App[int]):
         self.push_screen(ScreenshotScreen(self.screenshot_folder), callback=save)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
         bindings = [*MainScreen.BINDINGS, *self.BINDINGS] if screen is self.main else list(self.BINDINGS)
-        for binding in bindings:
-            assert isinstance(binding, Binding)
+        listed = [b for b in bindings if isinstance(b, Binding)]
+        # Textual's own command of the same name (its Screenshot) is left out: ours, with its key, stands for it.
+        ours = {b.description for b in listed if b.action not in ("quit", "command_palette", "cancel_calls")}
+        yield from (command for command in super().get_system_commands(screen) if command.title not in ours)
+        for binding in listed:
             if binding.action in ("quit", "command_palette", "cancel_calls"):  # cancel_calls: ctrl+b elsewhere
                 continue
             action = binding.action

@@ -9,6 +9,10 @@ and an Origin of this very server; every request needs a Host of this very
 server (no DNS rebinding). The access log never shows the token: a `token=`
 query value (and the token anywhere else in a line, a Referer say) is
 redacted before a line is written.
+
+The page takes keys as soon as it loads: a script added to textual-serve's
+page puts the focus in the terminal once it is there (without it, no key
+reached the app until the page was clicked).
 """
 
 from __future__ import annotations
@@ -30,6 +34,31 @@ ACCESS_LOGGER = "aiohttp.access"
 REDACTED = "‹redacted›"
 _TOKEN_QUERY = re.compile(r"([?&;]token=)[^&;\s\"']*")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# Focus the terminal's input (xterm.js's helper textarea) as soon as textual-serve's script has made it.
+FOCUS_ON_LOAD = """<script>
+window.addEventListener("load", () => {
+  const focusTerminal = () => {
+    const input = document.querySelector("#terminal .xterm-helper-textarea");
+    if (input === null) return false;
+    input.focus({ preventScroll: true });
+    return true;
+  };
+  if (!focusTerminal()) {
+    const watcher = new MutationObserver(() => focusTerminal() && watcher.disconnect());
+    watcher.observe(document.body, { childList: true, subtree: true });
+  }
+});
+</script>
+"""
+BODY_END = "</body>"
+
+
+def with_focus_on_load(response: web.StreamResponse) -> web.StreamResponse:
+    """textual-serve's page with FOCUS_ON_LOAD before its `</body>` (a page without one is left as it is)."""
+    if isinstance(response, web.Response) and response.text is not None and BODY_END in response.text:
+        head, _, tail = response.text.rpartition(BODY_END)
+        response.text = f"{head}{FOCUS_ON_LOAD}{BODY_END}{tail}"
+    return response
 
 
 class GuardedServer(Server):
@@ -64,7 +93,7 @@ class GuardedServer(Server):
         if request.path == "/":
             if not secrets.compare_digest(request.query.get("token", ""), self.token):
                 raise web.HTTPForbidden(text="open the URL rea-tui web printed (it carries the token)")
-            response = await handler(request)
+            response = with_focus_on_load(await handler(request))
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
             return response
         if request.path.startswith("/static/"):

@@ -69,7 +69,7 @@ def test_yes_runs_and_prints_the_evidence_entry() -> None:
     )
     human.expect(0)
     assert human.trace_methods().count("tools/call") == 1
-    assert "E1  echo  ok" in human.out
+    assert "H1  echo  ok" in human.out
     assert "\nhello\n" in human.out
     assert "schema: valid against the output schema" in human.out
 
@@ -215,7 +215,7 @@ def test_interactive_yes_and_no_on_a_terminal() -> None:
         yes, no = (future.result() for future in answers)
     yes.expect(0)
     assert "Run this call? [y/N]" in yes.err
-    assert "E1  echo  ok" in yes.out
+    assert "H1  echo  ok" in yes.out
     assert yes.trace_methods().count("tools/call") == 1
     no.expect(1)
     assert "tools/call" not in no.trace_methods()

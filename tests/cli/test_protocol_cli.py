@@ -37,7 +37,7 @@ def test_a_task_is_waited_for_with_progress_or_only_started() -> None:
     assert "Research Report: cli" in waited.out
     assert "task: " in waited.out and "(completed)" in waited.out
     # Not a terminal: the task's stages come as progress lines on stderr.
-    assert "E1  simulate-research-query  Gathering sources..." in waited.err
+    assert "simulate-research-query  Gathering sources..." in waited.err
     assert "Research Report" not in waited.err
 
     result = submitted.expect(0).json()

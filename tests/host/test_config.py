@@ -168,6 +168,13 @@ def test_stdio_servers_get_a_short_name_the_command_stays_whole() -> None:
         ("rea", "server", "--synthetic", "2000"): "rea (synthetic 2000)",
         ("npx", "-y", "@modelcontextprotocol/server-everything"): "server-everything",
         ("npx", "-y", "@modelcontextprotocol/server-everything@1.2.0", "stdio"): "server-everything (stdio)",
+        # A package's script run by node: the package names it, not the node_modules folder it is in.
+        (
+            "node",
+            "/srv/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ): "server-everything",
+        ("node", "/srv/node_modules/server-everything/dist/index.js", "stdio"): "server-everything (stdio)",
+        ("node", "/home/ann@lab/tools/probe.js"): "probe",
         (
             "/usr/bin/python3.11",
             "-m",

@@ -235,13 +235,14 @@ def test_each_result_once_as_a_table_with_the_json_collapsed(tmp_path: Path) -> 
     writer.close()
     report = render_markdown(read_transcript(path))
     assert "### E-0004: search_strings (ok)" in report
-    assert "| [E-0004](#evidence-e1) | search_strings | ok |" in report
+    assert "| [E-0004](#evidence-e-0004) | search_strings | ok |" in report
     assert "| 4710 | libpython3.11.so.1.0 | .rodata | 0x383a20 | unknown encoding: %s |" in report
     assert report.count('"evidence_id": "E-0004"') == 1
     assert "<details><summary>Raw result (JSON)</summary>" in report
     assert "The server asked the analyst: Run it?  \nThe analyst accepted: `timeout_seconds` = `5`." in report
-    assert "the string is in .rodata (E-0004) ([E-0004](#evidence-e1))" in report
-    assert "\\" not in report.split("## Observations")[1]  # nothing there needs escaping
+    assert "the string is in .rodata (E-0004) ([E-0004](#evidence-e-0004))" in report
+    assert '<a id="evidence-e-0004"></a>' in report
+    assert "\\" not in report.split("## Observations")[1].split("## Evidence")[0]  # nothing there needs escaping
 
 
 def test_json_report(tmp_path: Path) -> None:

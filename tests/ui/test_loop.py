@@ -311,8 +311,8 @@ async def test_three_round_narrowing_through_the_picker() -> None:
 
         form = await answer_narrowing(pilot, "openDocument")
         note = str(form.query_one(".dialog-note", Static).render())
-        # A narrowing reply carries no evidence ID: the host's numbering names it.
-        assert note == "Narrowing round 2: procedure = openDocument  (answers E1)"
+        # A narrowing reply is the server's question, not evidence: it has no evidence ID.
+        assert note == "Narrowing round 2: procedure = openDocument  (answers the server's question)"
         assert field_editor(app, "procedure").value == "openDocument"
         await click(pilot, "#review")  # allowed for the session: straight to the call
 
@@ -329,7 +329,7 @@ async def test_three_round_narrowing_through_the_picker() -> None:
         assert picker.query_one("#narrowing-argument", Select).value == "document"
         form = await answer_narrowing(pilot, "Notes")
         note = str(form.query_one(".dialog-note", Static).render())
-        assert note == "Narrowing round 3: document = Notes  (answers E2)"
+        assert note == "Narrowing round 3: document = Notes  (answers the server's question)"
         assert field_editor(app, "document").value == "Notes"
         await click(pilot, "#review")
 
@@ -348,14 +348,14 @@ async def test_three_round_narrowing_through_the_picker() -> None:
             ("inspect_procedure", {"max_instructions": 64, "procedure": "openDocument", "document": "Notes"}),
         ]
         await select_evidence(pilot, "E3")
-        assert "follows E2 (narrowing round 3)" in detail_text(app)
+        assert "follows the server's question (narrowing round 3)" in detail_text(app)
         entries = app.main.query_one(EntryList)
         lines = [str(entries.line_at(index)) for index in range(entries.entry_count)]
         listed = [re.sub(r"  [\d,.]+ m?s$", "", line) for line in lines]
         assert listed == [
-            "E1     ✓ ok  inspect_procedure  ? round 1",
-            "E2     ✓ ok  inspect_procedure  ? round 2",
-            "E-0001 ✓ ok  inspect_procedure",
+            "question ✓ ok  inspect_procedure  ? round 1",
+            "question ✓ ok  inspect_procedure  ? round 2",
+            "E-0001   ✓ ok  inspect_procedure",
         ]
 
 

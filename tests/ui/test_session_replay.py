@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.replay_plan import plan_replay
+from rea_tui.host.report import render_markdown
 from rea_tui.host.transcript import read_transcript
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef, StepChosen
@@ -122,8 +123,8 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
     decisions = [(e["tool"], e["decision"]) for e in transcript.of_type("approval")]
     assert ("list_documents", "deny") in decisions
     assert [e["id"] for e in transcript.of_type("tool_call")] == ["E1", "E2", "E3"]
-    # The narrowing question is not evidence of the server's: the host numbers it; the results keep the server's IDs.
-    assert [e["ref"] for e in transcript.of_type("tool_call")] == ["E1", "E-0001", "E-0002"]
+    # The narrowing question is not evidence: it has no ID; the results keep the server's IDs.
+    assert [e["ref"] for e in transcript.of_type("tool_call")] == ["", "E-0001", "E-0002"]
     assert [e["cites"] for e in transcript.of_type("note")] == [["E-0001"], ["E-0002"], []]
     answer = transcript.first("narrowing_answer")
     assert answer is not None and answer["argument"] == "document"
@@ -138,12 +139,14 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
     report = result.stdout
     assert "Prompt `investigate_feature` on rea" in report
     assert "- `feature`: open a document" in report
-    assert "| [E-0001](#evidence-e2) | inspect_procedure | ok |" in report
+    assert "| [E-0001](#evidence-e-0001) | inspect_procedure | ok |" in report
+    assert "| [question](#question-e1) | inspect_procedure | ok |" in report
     assert "### E-0001: inspect_procedure (ok)" in report
     assert "The analyst chose `Notes` for `document`." in report
     assert "The server asked the analyst: " in report.split("### E-0002: run_process_capture")[1]
     assert "`list_documents`" in report.split("Calls the analyst denied")[1]
-    assert "openDocument resolves to one address in Notes (E-0001) ([E-0001](#evidence-e2))" in report
+    assert "openDocument resolves to one address in Notes (E-0001) ([E-0001](#evidence-e-0001))" in report
+    assert '<a id="evidence-e-0001"></a>' in report and "answers [the server's question (inspect_procedure)]" in report
     as_json = subprocess.run(
         [sys.executable, "-m", "rea_tui", "export", str(path), "--format", "json", "-o", str(tmp_path / "r.json")],
         capture_output=True,
@@ -164,7 +167,8 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
         )
         await pilot.pause(0.2)
         assert offline.session.ledger.ids() == ["E1", "E2", "E3"]
-        assert offline.session.ledger.refs() == ["E1", "E-0001", "E-0002"]
+        assert offline.session.ledger.refs() == ["E-0001", "E-0002"]
+        assert [e.label for e in offline.session.ledger.entries] == ["question", "E-0001", "E-0002"]
         assert [n.cites for n in offline.session.notebook.notes] == [["E-0001"], ["E-0002"], []]
         assert offline.session.ledger.entries[0].narrowing is not None
         assert offline.main.query_one(WorkflowView).workflow is not None
@@ -205,12 +209,26 @@ async def test_record_export_and_replay(tmp_path: Path) -> None:
                 lambda c=count: len(online.session.ledger.entries) == c and online.session.ledger.entries[-1].finished,
             )
         entries = online.session.ledger.entries
-        assert [e.replay_of for e in entries] == ["E1", "E-0001", "E-0002"]
+        assert [e.replay_of for e in entries] == ["question", "E-0001", "E-0002"]
         assert [e.arguments for e in entries] == [c.arguments for c in plan_replay(transcript).calls]
         assert any(e.replay_diff for e in entries)
         assert all(e.replay_diff is None or e.replay_diff.startswith("recorded ") for e in entries)
         await wait_for(pilot, lambda: len(online.session.notebook.notes) == 3, what="recorded notes")
         assert online.session.notebook.notes[0].cites == [entries[1].ref]
+        matched = sum(1 for e in entries if e.replay_diff is None)
+        await pilot.press("ctrl+q")
+
+    # The replay's own report says it is one, and whether each result matched the recording.
+    replayed = render_markdown(read_transcript(tmp_path / "replayed.jsonl"))
+    assert (
+        f"This session replayed the recorded session `session.jsonl`: {matched} of 3 results replayed matched"
+        in replayed
+    )
+    sections = replayed.split("\n### ")[1:]
+    assert len(sections) == 3
+    for section in sections:
+        assert ("Replay: the same result as recorded " in section) != ("Replay: differs from the recorded " in section)
+    assert replayed.count("Replay: differs from the recorded ") == 3 - matched
 
 
 def test_a_killed_session_keeps_every_event_written(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import REPO
-from tests.support.browser import chromium_path, open_page
+from tests.support.browser import Page, chromium_path, open_page
 
 # .ci/run installs both (Debian packages chromium and tesseract-ocr) and sets this, so CI never skips.
 REQUIRED = os.environ.get("REA_TUI_REQUIRE_BROWSER") == "1"
@@ -139,6 +140,98 @@ async def test_only_the_page_with_the_token_and_its_own_origin_may_drive_the_app
                 pass
             socket_ = await client.ws_connect(base + "/ws", headers={"Origin": base})
             await socket_.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def terminal_output(page: Page) -> str:
+    """What the app wrote to the page's terminal so far (binary websocket frames come base64-encoded)."""
+    frames = [
+        e["params"]["response"]
+        for e in page.events
+        if e["method"] == "Network.webSocketFrameReceived" and e["params"]["response"].get("opcode") == 2
+    ]
+    return b"".join(base64.b64decode(f.get("payloadData", "")) for f in frames).decode("utf-8", "replace")
+
+
+# The Alt modifier bit of the DevTools protocol's Input.dispatchKeyEvent.
+ALT = 1
+
+
+async def press(page: Page, key: str, code: str, virtual_key: int, modifiers: int = 0) -> None:
+    """A key pressed in the browser, to whatever has the focus there."""
+    text = {"text": key} if len(key) == 1 else {}
+    for kind in ("keyDown", "keyUp"):
+        await page.send(
+            "Input.dispatchKeyEvent",
+            type=kind,
+            key=key,
+            code=code,
+            windowsVirtualKeyCode=virtual_key,
+            modifiers=modifiers,
+            **(text if kind == "keyDown" else {}),
+        )
+
+
+needs_chromium = pytest.mark.skipif(
+    chromium_path() is None and not REQUIRED,
+    reason="browser test needs chromium (apt-get install chromium; .ci/run does)",
+)
+
+
+@pytest.mark.browser
+@needs_chromium
+async def test_the_page_takes_keys_as_soon_as_it_loads() -> None:
+    """No click first: the terminal has the focus on load, so f2 reaches the app and opens the server's details."""
+    port = free_port()
+    server, url = start_web(port, sys.executable, "-m", "rea_tui.server", "--synthetic", "200")
+    try:
+        await wait_listening(port)
+        async with open_page(url) as page:
+            focused = ""
+            for _ in range(60):
+                await asyncio.sleep(0.5)
+                focused = await page.evaluate("document.activeElement && document.activeElement.className") or ""
+                started = await page.evaluate("document.body.classList.contains('-first-byte')")
+                if "xterm-helper-textarea" in focused and started and "protocol 2026-07-28" in terminal_output(page):
+                    break
+            assert "xterm-helper-textarea" in focused, f"the focus is on {focused or 'the page'}"
+            assert "protocol 2026-07-28" in terminal_output(page), "the app is up"
+            assert "Capabilities" not in terminal_output(page)
+            # F2 as the browser sends it: to the focused element, the terminal.
+            await press(page, "F2", "F2", 113)
+            for _ in range(40):
+                await asyncio.sleep(0.5)
+                if "Capabilities" in terminal_output(page):
+                    break
+            assert "Capabilities" in terminal_output(page), "the key did not reach the app"
+            # Back, and alt+n (the browser's twin of ctrl+n) from the prompt list: the notes open.
+            await press(page, "Escape", "Escape", 27)
+            await asyncio.sleep(1.0)
+            await press(page, "n", "KeyN", 78, modifiers=ALT)
+            for _ in range(40):
+                await asyncio.sleep(0.5)
+                if "kept apart" in terminal_output(page):
+                    break
+            assert "kept apart" in terminal_output(page), "alt+n did not open the notes"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def test_the_served_page_puts_the_focus_in_the_terminal_on_load() -> None:
+    """The page as served: textual-serve's, with the script that focuses the terminal once, before </body>."""
+    port = free_port()
+    server, url = start_web(port, sys.executable, "-m", "rea_tui.server", "--synthetic", "50")
+    try:
+        await wait_listening(port)
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with aiohttp.ClientSession(cookie_jar=jar) as client, client.get(url) as response:
+            page = await response.text()
+        assert page.count(".xterm-helper-textarea") == 1
+        assert page.index("focusTerminal") < page.rindex("</body>")
+        assert 'id="terminal"' in page  # textual-serve's own page, still whole
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -127,7 +127,7 @@ def print_entry(out: Output, entry: EvidenceEntry) -> None:
     from rea_tui.host import block_summary, sanitize
 
     duration = f"  ({entry.duration_label})" if entry.duration_label else ""
-    out.line(f"{entry.ref}  {sanitize(entry.tool)}  {entry.outcome_label}{duration}")
+    out.line(f"{entry.label}  {sanitize(entry.tool)}  {entry.outcome_label}{duration}")
     if entry.task_id is not None:
         out.line(f"task: {sanitize(entry.task_id)} ({sanitize(entry.task_status or '?')})")
     # The result once: a listing or a table where the shape is known, text that says more, else the JSON.
@@ -161,7 +161,7 @@ class ProgressShown:
         progress = entry.progress
         if progress is None or entry.finished:
             return
-        parts = [entry.id, sanitize_line(entry.tool, PROGRESS_LIMIT)]
+        parts = [sanitize_line(entry.tool, PROGRESS_LIMIT)]
         fraction = progress.fraction
         if fraction is not None:
             parts.append(f"{fraction:.0%}")

@@ -1,4 +1,5 @@
-"""`rea-tui replay`: walk a recorded session again; each call stops at its approval.
+"""`rea-tui replay`: walk a recorded session again; each call stops at its approval (unless its tool was
+allowed for the session during the replay).
 
 What a transcript says is not trusted: its servers are matched by name to the
 configured ones (or the bundled one); any other command is shown and runs
@@ -57,4 +58,9 @@ def run(context: Context) -> int:
     return run_replay(path, servers, offline=False, timeout=args.timeout)
 
 
-COMMAND = Command("replay", "walk a recorded session again; each call stops at its approval", configure, run)
+COMMAND = Command(
+    "replay",
+    "walk a recorded session again; each call stops at its approval (unless its tool is allowed for the session)",
+    configure,
+    run,
+)

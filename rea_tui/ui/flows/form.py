@@ -212,6 +212,8 @@ class FormFlow(Flow):
         with field.input.accepting():
             field.input.value = sanitize(value, None)
             field.input.cursor_position = len(field.input.value)
+        # Filled: a tab from here moves on rather than filling the field again.
+        field.input.engaged = False
         target = self.form.target
         if target is not None:
             self.session.forms.of(target)[field.spec.name] = field.input.value

@@ -2,8 +2,9 @@
 
 Offline, the recorded workflow, evidence and notes are shown read-only.
 Online, the recorded prompt is rendered again and every recorded tool call
-stops at its approval (so a demo goes at the presenter's pace); each new
-result is compared with the recorded one.
+stops at its approval (so a demo goes at the presenter's pace), unless the
+analyst allowed that tool for the session during the replay; each new result
+is compared with the recorded one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.text import Text
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.flows.dialogs import ask
 from rea_tui.ui.flows.form import RENDER_GROUP, FormFlow
+from rea_tui.ui.flows.tool_call import SESSION_APPROVAL
 from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.text import join, notify_plain, plain_line
 from rea_tui.ui.widgets.header import ServerHeader
@@ -79,6 +81,7 @@ class ReplayFlow(Flow):
         # Recorded key -> new key (what a narrowing round follows); recorded ID -> new ID (what a note cites).
         ids: dict[str, str] = {}
         refs: dict[str, str] = {}
+        session.recorder.replay_started(self.plan.transcript.path)
         for record in self.plan.workflows[:1]:
             await self._render_again(record)
         for call in self.plan.calls:
@@ -91,22 +94,30 @@ class ReplayFlow(Flow):
                 entry = await session.read_resource(server, str(call.arguments.get("uri", "")))
             else:
                 tool = session.tool(server, call.tool)
-                decision = await ask(app, ApprovalScreen(server, call.tool, tool, call.arguments))
-                session.approve(server, tool, call.tool, call.arguments, decision or "deny")
-                if decision not in ("once", "session"):
-                    notify_plain(app, f"Skipped {call.tool} (recorded {call.ref}): nothing was sent.")
-                    continue
+                if session.allowances.allows(server, tool):
+                    # Allowed for the session earlier in this replay (as the server declares the tool now).
+                    session.approve(server, tool, call.tool, call.arguments, SESSION_APPROVAL)
+                    approval = f"{SESSION_APPROVAL} (replay)"
+                else:
+                    decision = await ask(app, ApprovalScreen(server, call.tool, tool, call.arguments))
+                    session.approve(server, tool, call.tool, call.arguments, decision or "deny")
+                    if decision not in ("once", "session"):
+                        notify_plain(app, f"Skipped {call.tool} (recorded {call.label}): nothing was sent.")
+                        continue
+                    approval = f"approved in replay ({decision})"
                 entry = await session.call_tool(
                     server,
                     call.tool,
                     call.arguments,
-                    approval=f"approved in replay ({decision})",
+                    approval=approval,
                     follows=ids.get(str(call.entry.get("follows", ""))),
                 )
             ids[recorded_id] = entry.id
-            refs[call.ref] = entry.ref
-            entry.replay_of = call.ref
+            if call.ref and entry.ref:
+                refs[call.ref] = entry.ref
+            entry.replay_of = call.label
             entry.replay_diff = compare(call.entry, entry)
+            session.recorder.replay_compared(entry)
             session.ledger.changed(entry)
         for kind, text, cites in self.plan.notes:
             session.notebook.add(kind, text, [refs[c] for c in cites if c in refs])

@@ -153,7 +153,7 @@ class ToolCallFlow(Flow):
             pinned = pin(asked.arguments, asked.narrowing, choice.candidate, tool, choice.argument)
             note = Text(f"Narrowing round {asked.narrowing_round + 1}: ", style="bold magenta")
             note.append_text(plain_line(f"{choice.argument} = {pinned[choice.argument]}", PINNED_LIMIT))
-            note.append(f"  (answers {asked.ref})", style="dim")
+            note.append("  (answers the server's question)", style="dim")
             self.open(asked.server, asked.tool, pinned, follows=asked.id, note=note)
 
         picker = NarrowingScreen(

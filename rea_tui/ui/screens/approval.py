@@ -100,12 +100,31 @@ def defaults_text(arguments: dict[str, Any], defaults: frozenset[str]) -> Text:
     return text
 
 
+def key_label(label: str, key: str) -> Text:
+    """A button's label with the one-letter key that presses it: `Run once  o`."""
+    return Text(f"{label}  ").append(key, style="bold underline")
+
+
 class ApprovalScreen(ModalScreen[Decision]):
-    """Server, tool, the exact JSON arguments, the declared annotations; run once, allow, or deny."""
+    """Server, tool, the exact JSON arguments, the declared annotations; run once, allow, or deny.
+
+    It opens on the safe choice (Deny), so Enter sends nothing; each choice has a one-letter key.
+    """
 
     CSS_PATH = stylesheet("dialogs.tcss")
+    AUTO_FOCUS = "#deny"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "deny", "Deny", id="approval-deny", tooltip="Send nothing"),
+        Binding("escape", "decide('deny')", "Deny", id="approval-escape", tooltip="Send nothing"),
+        Binding("d", "decide('deny')", "Deny", show=False, id="approval-deny", tooltip="Send nothing"),
+        Binding("o", "decide('once')", "Run once", show=False, id="approval-once", tooltip="Send this call once"),
+        Binding(
+            "a",
+            "decide('session')",
+            "Allow for the session",
+            show=False,
+            id="approval-session",
+            tooltip="Run this tool without asking again this session (read-only tools only)",
+        ),
     ]
 
     def __init__(
@@ -144,20 +163,25 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static(warning, id="approval-unchecked")
             yield Static(annotations_text(self.tool), id="approval-annotations")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Run once", id="run-once", variant="primary")
-                if self.tool is not None and self.tool.read_only:
-                    allow = Button("Allow this tool for the session", id="allow-session")
+                yield Button(key_label("Run once", "o"), id="run-once", variant="primary")
+                if self.allows_session:
+                    allow = Button(key_label("Allow this tool for the session", "a"), id="allow-session")
                     allow.tooltip = "Offered because the server declares the tool read-only (declared, not verified)"
                     yield allow
-                yield Button("Deny", id="deny", variant="error")
+                yield Button(key_label("Deny", "d"), id="deny", variant="error")
 
-    def on_mount(self) -> None:
-        self.query_one("#deny", Button).focus()
+    @property
+    def allows_session(self) -> bool:
+        """ "Allow for the session" is offered for a tool the server declares read-only."""
+        return self.tool is not None and self.tool.read_only
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         decision: Decision = {"run-once": "once", "allow-session": "session"}.get(event.button.id or "", "deny")  # type: ignore[assignment]
         self.dismiss(decision)
 
-    def action_deny(self) -> None:
-        self.dismiss("deny")
+    def action_decide(self, decision: Decision) -> None:
+        if decision == "session" and not self.allows_session:
+            self.app.bell()
+            return
+        self.dismiss(decision)

@@ -36,13 +36,14 @@ from rea_tui.ui.text import notify_plain, plain, plain_line
 from rea_tui.ui.widgets.audit_panel import AuditPanel
 
 # (key, label, width): the widths fit a 140-column terminal; the detail pane shows everything in full.
-COLUMNS: tuple[tuple[str, str, int], ...] = (
+# A count takes the room it needs (width None: as wide as its widest cell), so 212,507 is never cut.
+COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("time", "time", 12),
     ("argument", "argument", 12),
     ("value", "value", 14),
     ("context", "context", 18),
-    ("count", "values", 6),
-    ("total", "total", 6),
+    ("count", "values", None),
+    ("total", "total", None),
     ("has-more", "hasMore", 7),
     ("latency", "ms", 7),
     ("outcome", "outcome", 9),

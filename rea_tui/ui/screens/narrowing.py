@@ -133,7 +133,7 @@ class NarrowingScreen(ModalScreen[NarrowingChoice | None]):
 
     def _title(self) -> Text:
         title = Text("The server asks", style="bold")
-        title.append_text(plain_line(f"  ({self.entry.tool}, {self.entry.ref})", NAME_LIMIT, style="dim"))
+        title.append_text(plain_line(f"  ({self.entry.tool})", NAME_LIMIT, style="dim"))
         return title
 
     def on_mount(self) -> None:

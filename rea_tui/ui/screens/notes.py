@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import Button, Footer, Input, ListItem, ListView, Select, Static
 
-from rea_tui.host import NOTE_KINDS, Note, Notebook, NoteChanged, NoteKind
+from rea_tui.host import ID_INITIALS, NOTE_KINDS, Note, Notebook, NoteChanged, NoteKind
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import PARAGRAPH_LIMIT, plain
 
@@ -25,7 +25,7 @@ QUALIFIER_PREFIX = 3
 
 
 class EvidenceIdSuggester(Suggester):
-    """Completes the word being typed with an evidence ID the ledger shows (E-0004, rea:E-0004, E5), newest first."""
+    """Completes the word being typed with an evidence ID the ledger shows (E-0004, rea:E-0004, H5), newest first."""
 
     def __init__(self, ids: Callable[[], list[str]]) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
@@ -33,7 +33,7 @@ class EvidenceIdSuggester(Suggester):
 
     async def get_suggestion(self, value: str) -> str | None:
         head, space, word = value.rpartition(" ")
-        if not word or not (word.startswith("E") or len(word) >= QUALIFIER_PREFIX):
+        if not word or not (word.startswith(ID_INITIALS) or len(word) >= QUALIFIER_PREFIX):
             return None
         for candidate in reversed(self._ids()):
             if candidate.startswith(word) and candidate != word:

@@ -186,7 +186,7 @@ class ResourceViewScreen(Screen[None]):
     def action_to_evidence(self) -> None:
         async def record() -> None:
             entry = await self.session.read_resource(self.server, self.wire_uri)
-            notify_plain(self.app, f"{entry.id}: the resource's contents are in the evidence ledger.")
+            notify_plain(self.app, f"{entry.label}: the resource's contents are in the evidence ledger.")
 
         start_job(self, record(), RESOURCE_GROUP, "evidence")
 

@@ -55,8 +55,10 @@ class ArgumentInput(Input):
 
     Enter fills the field with the highlighted suggestion; tab does only once
     the analyst has typed in the field or moved the highlight since focusing
-    it (tabbing through a form fills nothing). The highlighted suggestion's
-    remainder shows dimmed after the cursor; right arrow at the end takes it.
+    it (tabbing through a form fills nothing), and goes on to the next field
+    as tab always does. The highlighted suggestion's remainder shows dimmed
+    after the cursor; right arrow at the end takes it. After a fill, tab only
+    moves on (the field counts as not typed in again).
     """
 
     # Input sets its virtual size to the text's width on every keystroke, and Widget declares that
@@ -145,11 +147,14 @@ class ArgumentInput(Input):
                 self.show_ghost(dropdown.highlighted_value())
                 return
             value = dropdown.highlighted_value()
-            if value is not None and (event.key == "enter" or (event.key == "tab" and self.engaged)):
+            if value is not None and event.key == "enter":
                 event.stop()
                 event.prevent_default()
                 self.post_message(self.Accepted(self.field, value))
                 return
+            if value is not None and event.key == "tab" and self.engaged:
+                # Filled, and tab goes on up to the focus binding: the next key lands in the next field.
+                self.post_message(self.Accepted(self.field, value))
             if event.key == "escape":
                 event.stop()
                 event.prevent_default()

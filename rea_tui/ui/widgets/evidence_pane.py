@@ -70,7 +70,7 @@ def badge(entry: EvidenceEntry) -> Text:
 
 def shown_ref(entry: EvidenceEntry) -> str:
     """The ID as listed: a transcript's own may be anything, so it is made one plain line."""
-    return sanitize_line(entry.ref, NAME_LIMIT)
+    return sanitize_line(entry.label, NAME_LIMIT)
 
 
 def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, ref_width: int = 0) -> Text:
@@ -181,7 +181,10 @@ class EvidenceDetail(VerticalScroll):
 
     def _head(self, entry: EvidenceEntry) -> Static:
         head = join(
-            Text(entry.ref, style="bold"), Text("  "), plain_line(entry.tool, NAME_LIMIT, style="bold"), Text("  ")
+            Text(shown_ref(entry), style="bold"),
+            Text("  "),
+            plain_line(entry.tool, NAME_LIMIT, style="bold"),
+            Text("  "),
         )
         head.append_text(badge(entry))
         if entry.duration_ms is not None and settings_of(self).show_timings:
@@ -191,7 +194,8 @@ class EvidenceDetail(VerticalScroll):
         head.append(f"  approval: {entry.approval}", style="dim")
         if entry.follows:
             followed = self.ledger.get(entry.follows)
-            shown = followed.ref if followed is not None else entry.follows
+            # A narrowing reply has no ID: what follows it answers the server's question.
+            shown = (followed.ref or "the server's question") if followed is not None else entry.follows
             head.append(f"  follows {shown} (narrowing round {entry.narrowing_round})", style="dim")
         return Static(head, classes="evidence-head")
 
@@ -254,7 +258,8 @@ class EvidenceDetail(VerticalScroll):
             widgets.append(Static(Text(f"output schema: {entry.schema_check}", style=style)))
         if entry.finished:
             actions = Horizontal(classes="evidence-actions")
-            actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
+            if entry.ref:  # a narrowing reply has no ID to copy
+                actions.compose_add_child(Button("Copy ID", id="copy-id", compact=True))
             copy_value = Button("Copy value", id="copy-value", compact=True)
             copy_value.tooltip = "the result as one line (line breaks become spaces)"
             actions.compose_add_child(copy_value)

@@ -82,7 +82,7 @@ def view_widgets(view: ResultView) -> list[Static]:
     widgets = [Static(view_title(view), classes="view-title")]
     if isinstance(view, DisassemblyListing):
         widgets.append(Static(listing_text(view), classes="disassembly-listing"))
-    else:
+    elif view.rows:  # an empty one's title says there is nothing (`no strings containing 'x'`)
         widgets.append(Static(table_renderable(view), classes="result-table"))
     return widgets
 
