@@ -16,7 +16,9 @@ from rea_tui.host import (
     ServerSelection,
     find_server,
     resolve_servers,
+    sanitize_line,
     split_stdio_command,
+    trust_gate,
 )
 
 
@@ -58,15 +60,32 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
     if pairs:
         args.pairs = [*args.pairs, *pairs]
     try:
+        if args.command is not None and not BY_NAME[args.command].server_options:
+            # A command that talks to no server reads no config (`rea-tui trust` works in a folder whose files
+            # are broken).
+            return BY_NAME[args.command].run(Context(args, [], ServerSelection(), argv, out))
         selection = selection_from(args, stdio_tail)
         # The TUI asks for `${input:NAME}` values in a dialog, when the server that uses them starts.
         deferred = DeferredInputs() if args.command is None else None
         specs, config = resolve_servers(selection, resolver=deferred, fallback=find_server)
+        explicit = selection.url or selection.stdio or selection.config
+        gate = None if explicit else trust_gate()
+        if gate is not None and gate.untrusted and args.command is not None:
+            out.note(sanitize_line(gate.hint(), None))
         if args.command is None:
             from rea_tui.ui.launch import run_tui
 
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
-            return int(run_tui(specs, timeout=args.timeout, inputs=deferred, offer_discovered=nothing_configured))
+            untrusted = gate if gate is not None and gate.untrusted else None
+            return int(
+                run_tui(
+                    specs,
+                    timeout=args.timeout,
+                    inputs=deferred,
+                    offer_discovered=nothing_configured,
+                    untrusted_folder=untrusted,
+                )
+            )
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]
         context = Context(args, specs, selection, full_argv, out)
         # The one-shot HTTP commands skip the SDK's import when the lean client can answer for it.

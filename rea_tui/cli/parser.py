@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_server_options(parser, defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
         if command.server_options:
             add_server_options(sub, defaults=False)
         command.configure(sub)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host import DeferredInputs, ServerSpec, start_servers
+from rea_tui.host import DeferredInputs, ServerSpec, TrustGate, start_servers
 
 
 def run_app(
@@ -17,8 +17,10 @@ def run_app(
     offline: bool = False,
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
+    untrusted_folder: TrustGate | None = None,
 ) -> int:
-    """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered."""
+    """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered.
+    `untrusted_folder`: the folder's own config files that are not trusted, to ask about."""
     from rea_tui.ui.runtime import apply_frame_rate
     from rea_tui.ui.settings import AppSettings
 
@@ -32,6 +34,7 @@ def run_app(
     session = Session(specs, timeout=timeout, transcript=transcript, started=started, inputs=inputs)
     app = create_app(session, settings=settings, replay=plan, offline=offline)
     app.offer_discovered = offer_discovered
+    app.untrusted_folder = untrusted_folder
     result = app.run()
     return int(result or 0)
 
@@ -42,11 +45,17 @@ def run_tui(
     timeout: float = 30.0,
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
+    untrusted_folder: TrustGate | None = None,
 ) -> int:
     from rea_tui.host import new_transcript_path
 
     return run_app(
-        specs, timeout=timeout, transcript=new_transcript_path(), inputs=inputs, offer_discovered=offer_discovered
+        specs,
+        timeout=timeout,
+        transcript=new_transcript_path(),
+        inputs=inputs,
+        offer_discovered=offer_discovered,
+        untrusted_folder=untrusted_folder,
     )
 
 

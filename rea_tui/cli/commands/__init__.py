@@ -17,6 +17,7 @@ from rea_tui.cli.commands import (
     sessions,
     tasks,
     tools,
+    trust,
     web,
 )
 
@@ -36,6 +37,7 @@ COMMANDS: tuple[Command, ...] = (
     replay.COMMAND,
     web.COMMAND,
     auth.COMMAND,
+    trust.COMMAND,
     server.COMMAND,
 )
 

@@ -2,7 +2,8 @@
 
 Each shows its name, the client and file it came from, and what it runs or
 where it is; nothing starts until the analyst picks it. The bundled server
-stays.
+stays. A server from this folder's own files is listed with why it is not
+used until the folder is trusted, and cannot be picked.
 """
 
 from __future__ import annotations
@@ -27,16 +28,22 @@ SOURCE_LIMIT = 80
 
 
 def server_label(server: DiscoveredServer) -> Text:
-    label = plain_line(server.name, NAME_LIMIT, style="bold")
+    label = plain_line(server.name, NAME_LIMIT, style="dim strike" if server.untrusted else "bold")
     label.append(f"  {server.client}", style="cyan")
     label.append("  ")
     label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
     label.append("  ")
     label.append_text(plain_line(str(server.source), SOURCE_LIMIT, style="dim italic"))
+    if server.untrusted:
+        label.append("  not used: ", style="yellow")
+        label.append_text(plain_line(server.untrusted, SOURCE_LIMIT, style="yellow"))
+        label.append(" (rea-tui trust)", style="yellow")
     return label
 
 
-class DiscoveredServersScreen(ModalScreen[list[str] | None]):
+class DiscoveredServersScreen(ModalScreen[list[int] | None]):
+    """Dismissed with the positions of the servers picked (a folder's untrusted server cannot be picked)."""
+
     CSS_PATH = stylesheet("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="discovered-cancel", tooltip="Add none"),
@@ -54,7 +61,11 @@ class DiscoveredServersScreen(ModalScreen[list[str] | None]):
                 classes="dialog-description",
             )
             yield SelectionList[int](
-                *(Selection(server_label(s), index) for index, s in enumerate(self.servers)), id="discovered-list"
+                *(
+                    Selection(server_label(s), index, disabled=bool(s.untrusted))
+                    for index, s in enumerate(self.servers)
+                ),
+                id="discovered-list",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add the picked servers", id="discovered-add", variant="primary")
@@ -66,7 +77,7 @@ class DiscoveredServersScreen(ModalScreen[list[str] | None]):
             self.dismiss(None)
             return
         picked = self.query_one("#discovered-list", SelectionList).selected
-        self.dismiss([self.servers[i].name for i in picked if isinstance(i, int)])
+        self.dismiss([i for i in picked if isinstance(i, int) and not self.servers[i].untrusted])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
