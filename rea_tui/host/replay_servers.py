@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rea_tui.host.config import DEFAULT_SERVER_NAME, ServerSpec, bundled_server_spec
+from rea_tui.host.config import DEFAULT_SERVER_NAME, ConfigError, ServerSpec, bundled_server_spec
 from rea_tui.host.safe_text import sanitize_line
 from rea_tui.host.transcript import read_transcript
 
@@ -91,7 +91,11 @@ def choose_servers(recorded: Sequence[RecordedServer], configured: FindConfigure
     """For each recorded server: the configured one of that name, the bundled one, or a refusal that names it."""
     chosen: list[ReplayServer] = []
     for server in recorded:
-        match = configured(server.name)
+        try:
+            match = configured(server.name)
+        except ConfigError as exc:  # defined only by an untrusted folder, or its entry is wrong
+            chosen.append(ReplayServer(server, None, f"refused: {exc}"))
+            continue
         if match is not None:
             chosen.append(ReplayServer(server, match, "configured under the same name"))
             continue
