@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from rea_tui.host.client_configs import config_sources, read_folder_entries
 from rea_tui.host.safe_text import sanitize_line
 
 # The folder's own config files (relative to the folder) and the client each belongs to, in the order read.
@@ -49,6 +50,8 @@ VALUE_LIMIT = 400
 
 State = Literal["trusted", "untrusted", "changed", "new", "unreadable"]
 
+# A value shown as it is; anything else (spaces, quotes, controls, non-ASCII) is shown JSON-quoted.
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.:/@+=%?&#~${}\[\]-]+")
 _VARIABLE = re.compile(r"\$\{((?:env:|input:)?[A-Za-z0-9_.:-]+)\}")
 
 
@@ -132,8 +135,6 @@ def _key(path: Path) -> Path:
 
 def _user_files() -> set[Path]:
     """The user's own config files (other clients' user configs, rea-tui's own): never a folder's."""
-    from rea_tui.host.discovery import config_sources
-
     found = {store_path().with_name("config.json").resolve()}
     found |= {p.resolve() for _, scope, p, _ in config_sources() if scope == "user"}
     return found
@@ -266,25 +267,31 @@ class FolderServer:
     variables: tuple[str, ...] = field(default_factory=tuple)
 
     def lines(self, limit: int = VALUE_LIMIT) -> list[str]:
-        """Display-safe lines (no control, escape, bidi or line break survives)."""
+        """Display-safe lines (no control, escape, bidi or line break survives; an odd value is quoted, so a
+        name cannot pass for a line of its own)."""
 
         def safe(value: object) -> str:
-            return sanitize_line(value, limit)
+            text = str(value)
+            plain = _PLAIN_VALUE.fullmatch(text) is not None
+            return sanitize_line(text if plain else json.dumps(text, ensure_ascii=False), limit)
 
-        shown = [f"{safe(self.name)}  ({self.transport})"]
+        def names(values: Iterable[str]) -> str:
+            return ", ".join(safe(v) for v in values)
+
+        shown = [f"{safe(self.name)}  ({safe(self.transport)})"]
         if self.command:
             shown.append("  runs: " + " ".join(safe(json.dumps(part, ensure_ascii=False)) for part in self.command))
-            shown.append(f"  in: {safe(self.cwd) if self.cwd else 'the folder rea-tui starts in'}")
+            shown.append(f"  in: {safe(self.cwd) if self.cwd is not None else 'the folder rea-tui starts in'}")
         if self.env_names:
-            shown.append("  env: " + ", ".join(safe(n) for n in self.env_names))
+            shown.append("  env: " + names(self.env_names))
         if self.url:
             shown.append(f"  connects to: {safe(self.url)}")
         if self.header_names:
-            shown.append("  headers: " + ", ".join(safe(n) for n in self.header_names))
+            shown.append("  headers: " + names(self.header_names))
         if self.oauth:
-            shown.append("  oauth: " + ", ".join(safe(o) for o in self.oauth))
+            shown.append("  oauth: " + names(self.oauth))
         if self.variables:
-            shown.append("  expands: " + ", ".join(safe("${" + v + "}") for v in self.variables))
+            shown.append("  expands: " + names("${" + v + "}" for v in self.variables))
         return shown
 
 
@@ -303,8 +310,6 @@ _OAUTH_PLACES = ("issuer", "clientMetadataUrl")
 
 def folder_servers(file: FolderFile) -> list[FolderServer]:
     """Every server entry of `file`, read as its client reads it and classified as the loader does."""
-    from rea_tui.host.discovery import read_folder_entries
-
     try:
         entries = read_folder_entries(file.client, file.text, file.path.parent)
     except ValueError:

@@ -28,16 +28,19 @@ SOURCE_LIMIT = 80
 
 
 def server_label(server: DiscoveredServer) -> Text:
-    label = plain_line(server.name, NAME_LIMIT, style="dim strike" if server.untrusted else "bold")
+    label = Text()
+    if server.untrusted:
+        # First, so a narrow dialog still shows it.
+        label.append("not used (folder not trusted)  ", style="bold yellow")
+    label.append_text(plain_line(server.name, NAME_LIMIT, style="dim" if server.untrusted else "bold"))
     label.append(f"  {server.client}", style="cyan")
     label.append("  ")
     label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
     label.append("  ")
     label.append_text(plain_line(str(server.source), SOURCE_LIMIT, style="dim italic"))
     if server.untrusted:
-        label.append("  not used: ", style="yellow")
+        label.append("  ")
         label.append_text(plain_line(server.untrusted, SOURCE_LIMIT, style="yellow"))
-        label.append(" (rea-tui trust)", style="yellow")
     return label
 
 
@@ -56,10 +59,14 @@ class DiscoveredServersScreen(ModalScreen[list[int] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="discovered", classes="dialog"):
             yield Static(Text("Servers in other MCP clients' configs", style="bold"), classes="dialog-title")
-            yield Static(
-                Text("Space picks; the ones picked are added to this session and started.", style="dim"),
-                classes="dialog-description",
-            )
+            about = Text("Space picks; the ones picked are added to this session and started.", style="dim")
+            if any(s.untrusted for s in self.servers):
+                about.append(
+                    "\nThis folder's own files are not used until you trust it (`rea-tui trust`, or start "
+                    "rea-tui here again and choose Trust).",
+                    style="yellow",
+                )
+            yield Static(about, classes="dialog-description")
             yield SelectionList[int](
                 *(
                     Selection(server_label(s), index, disabled=bool(s.untrusted))
