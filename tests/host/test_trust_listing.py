@@ -122,7 +122,7 @@ def test_the_gate_reads_every_folder_file_that_discovery_reads(tmp_path: Path) -
     from rea_tui.host.client_configs import config_sources
     from rea_tui.host.trust_store import FOLDER_FILES
 
-    inside = [
-        p.relative_to(tmp_path).as_posix() for _, _, p, _ in config_sources(cwd=tmp_path) if tmp_path in p.parents
-    ]
+    repo = tmp_path / "repo"
+    sources = config_sources(cwd=repo)
+    inside = [p.relative_to(repo).as_posix() for _, _, p, _ in sources if repo in p.parents]
     assert inside and set(inside) <= {name for name, _ in FOLDER_FILES}
