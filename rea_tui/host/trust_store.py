@@ -266,7 +266,7 @@ class FolderServer:
     oauth: tuple[str, ...] = ()
     variables: tuple[str, ...] = field(default_factory=tuple)
 
-    def lines(self, limit: int = VALUE_LIMIT) -> list[str]:
+    def lines(self, limit: int | None = VALUE_LIMIT) -> list[str]:
         """Display-safe lines (no control, escape, bidi or line break survives; an odd value is quoted, so a
         name cannot pass for a line of its own)."""
 
@@ -280,7 +280,9 @@ class FolderServer:
 
         shown = [f"{safe(self.name)}  ({safe(self.transport)})"]
         if self.command:
-            shown.append("  runs: " + " ".join(safe(json.dumps(part, ensure_ascii=False)) for part in self.command))
+            # Every word JSON-quoted, so where one ends and the next begins is never in doubt.
+            words = (sanitize_line(json.dumps(part, ensure_ascii=False), limit) for part in self.command)
+            shown.append("  runs: " + " ".join(words))
             shown.append(f"  in: {safe(self.cwd) if self.cwd is not None else 'the folder rea-tui starts in'}")
         if self.env_names:
             shown.append("  env: " + names(self.env_names))

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rea_tui.host import TrustGate, TrustStore, folder_listing, trust_gate
-from rea_tui.host.safe_text import has_hidden
+from rea_tui.host.safe_text import has_hidden, sanitize_line
 from rea_tui.host.trust_store import FolderFile, digest, folder_servers
 
 # Characters an attacker reaches for: ESC and other C0/C1 controls, CR/LF, bidi overrides and isolates,
@@ -73,6 +73,8 @@ def test_hostile_entries_are_listed_safely_one_value_a_line(tmp_path: Path, data
         assert server.name == name
         if "command" in entry:
             assert server.command == (entry["command"], *entry["args"])
+            words = [sanitize_line(json.dumps(w, ensure_ascii=False), None) for w in server.command]
+            assert "  runs: " + " ".join(words) in server.lines(limit=None)
             assert server.env_names == tuple(entry["env"])
         else:
             assert server.url == entry["url"] and server.header_names == tuple(entry["headers"])

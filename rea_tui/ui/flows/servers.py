@@ -53,6 +53,10 @@ AUTHORIZATION_NEEDED = "authorization needed"
 TOAST_FROM_LEVEL = "error"
 
 
+def files_count(count: int) -> str:
+    return "1 config file" if count == 1 else f"{count} config files"
+
+
 def log_text(data: object) -> str:
     """A log message's data as text (a string as it is, anything else as JSON)."""
     import json
@@ -315,7 +319,7 @@ class ServerFlow(Flow):
             else:
                 notify_plain(
                     self.screen.app,
-                    f"{len(gate.untrusted)} config files of this folder are not used (f12 lists their servers; "
+                    f"{files_count(len(gate.untrusted))} of this folder not used (f12 lists their servers; "
                     "`rea-tui trust` trusts the folder).",
                     title="Folder not trusted",
                     timeout=10,
@@ -344,7 +348,7 @@ class ServerFlow(Flow):
             self.connect(spec.name)
         notify_plain(
             self.screen.app,
-            f"Trusted {gate.folder}: {len(specs)} servers of its own added.",
+            f"Trusted {gate.folder}: {len(specs)} server{'' if len(specs) == 1 else 's'} of its own added.",
             title="Folder trusted",
             timeout=8,
         )
