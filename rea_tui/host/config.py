@@ -300,7 +300,7 @@ def config_files(explicit: str | None) -> list[ConfigFile]:
             raise ConfigError(f"config file not found: {path}")
         return [_read_file(path)]
     found = [_read_file(user_config_path())] if user_config_path().is_file() else []
-    local = trust_gate().usable_text(LOCAL_CONFIG_NAME)
+    local = trust_gate().usable_file(LOCAL_CONFIG_NAME)
     if local is not None:
         found.append(ConfigFile(local.path, local.text, from_folder=True))
     return found

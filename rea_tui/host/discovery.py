@@ -45,7 +45,7 @@ from rea_tui.host.config import (
 )
 from rea_tui.host.inputs import InputAnswers, InputResolver, InputSpec
 from rea_tui.host.safe_text import sanitize_line
-from rea_tui.host.trust_store import TrustGate, folder_servers, trust_gate
+from rea_tui.host.trust_store import TrustGate, folder_servers, trust_argument, trust_gate
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def trusted_folder_servers(
     problems: list[str] = []
     found = discover()
     assert found.gate is not None
-    local = found.gate.usable_text(LOCAL_CONFIG_NAME)
+    local = found.gate.usable_file(LOCAL_CONFIG_NAME)
     # The user's own servers keep their names: a folder's server of the same name is not added.
     seen = set(taken) | {s.name for s in found.servers if not s.from_folder}
     seen |= {n for f in config_files(None) if f.path != (local.path if local else None) for n in f.names()}
@@ -191,7 +191,7 @@ def find_server(
         if any(s.name == name for s in folder_servers(file)):
             raise ConfigError(
                 f"server {sanitize_line(name)!r} is in {sanitize_line(file.path)}, which is not used: "
-                f"{file.reason()} (`rea-tui trust {sanitize_line(file.path.parent)}` lists what it runs and "
+                f"{file.reason()} (`rea-tui trust {trust_argument(file.path.parent)}` lists what it runs and "
                 "trusts the folder)"
             )
     return None

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -118,15 +119,19 @@ class TrustGate:
         key = _key(path)
         return next((f for f in self.files if _key(f.path) == key), None)
 
-    def usable_text(self, name: str) -> FolderFile | None:
+    def usable_file(self, name: str) -> FolderFile | None:
         """The folder file `name` (relative) when it exists and is trusted, else None."""
         return next((f for f in self.files if f.name == name and f.trusted), None)
 
     def hint(self) -> str:
         """One line for a listing or an error: what is not used and how to use it."""
         names = ", ".join(f"{f.name} ({f.reason()})" for f in self.untrusted)
-        folder = sanitize_line(self.folder)
-        return f"not used: {names}; `rea-tui trust {folder}` lists what they run and trusts them"
+        return f"not used: {names}; `rea-tui trust {trust_argument(self.folder)}` lists what they run and trusts them"
+
+
+def trust_argument(folder: Path) -> str:
+    """The folder as an argument of `rea-tui trust` in a message: display-safe and shell-quoted."""
+    return shlex.quote(sanitize_line(folder))
 
 
 def _key(path: Path) -> Path:

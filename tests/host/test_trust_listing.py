@@ -97,7 +97,7 @@ def test_the_gate_hashes_what_it_read_and_asks_again_on_a_change(tmp_path: Path)
     ]
     (folder / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "b"}}}')
     changed = trust_gate(folder)
-    assert changed.files[0].state == "changed" and changed.usable_text(".mcp.json") is None
+    assert changed.files[0].state == "changed" and changed.usable_file(".mcp.json") is None
     assert store.revoke(changed.folder) and not store.revoke(changed.folder)
     assert [f.state for f in trust_gate(folder).files] == ["untrusted", "untrusted"]
 
