@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from rea_tui.host.roots import Root, RootError, parse_roots
+from rea_tui.host.trust_store import trust_gate
 
 if TYPE_CHECKING:
     from rea_tui.host.inputs import InputAnswers as Inputs
@@ -292,8 +293,6 @@ def _read_file(path: Path) -> ConfigFile:
 def config_files(explicit: str | None) -> list[ConfigFile]:
     """The config files to use, the user's own first: the explicit one (must exist) alone, else the user
     config and the folder's `.rea-tui.json` when the trust gate says the folder is trusted with it."""
-    from rea_tui.host.trust_store import trust_gate
-
     if explicit:
         path = Path(explicit).expanduser()
         if not path.is_file():
@@ -401,12 +400,15 @@ def resolve_servers(
 ) -> tuple[list[ServerSpec], Path | None]:
     """The servers to connect to, and the config file they came from (if any).
 
-    An explicit `--url` or `--stdio` wins; `--server NAME` picks from the
-    config, and when the rea-tui config has no such server (and no `--config`
-    was given), from `fallback` (the CLI passes `rea_tui.host.discovery.find_server`:
-    the other clients' configs, in its precedence order); otherwise every configured server; with nothing
-    configured, the bundled reference server. `${input:NAME}` values are asked
-    for through `resolver` (else on the terminal).
+    An explicit `--url` or `--stdio` wins; `--config PATH` is the only file
+    read when given. `--server NAME` picks the user's own server of that name
+    (the rea-tui user config, then `fallback`'s user files: the CLI passes
+    `rea_tui.host.discovery.find_server`), else a trusted folder's (its
+    `.rea-tui.json`, then `fallback`'s folder files); otherwise every server of
+    the user config and of the trusted `.rea-tui.json` (the user's keeps a name
+    both define); with nothing configured, the bundled reference server. A
+    folder's files come only through the trust gate (`config_files`).
+    `${input:NAME}` values are asked for through `resolver` (else on the terminal).
     """
     if selection.url and selection.stdio:
         raise ConfigError("give either --url or --stdio, not both")
