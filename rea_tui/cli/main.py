@@ -76,7 +76,9 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
             from rea_tui.ui.launch import run_tui
 
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
-            untrusted = gate if gate is not None and gate.untrusted else None
+            # Asked about when a file could be trusted (one that cannot be read is only noted, in f12 and the CLI).
+            askable = gate is not None and any(f.state != "unreadable" for f in gate.untrusted)
+            untrusted = gate if askable else None
             return int(
                 run_tui(
                     specs,

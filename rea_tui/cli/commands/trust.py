@@ -84,7 +84,8 @@ def trust(context: Context, store: TrustStore) -> int:
             return ExitCode.NOT_RUN
     # Exactly the files as listed (the hashes of what was read and shown): a change since asks again.
     store.trust(folder, gate.files)
-    out.line(f"trusted {sanitize_line(folder)} ({len(gate.files)} files; recorded in {sanitize_line(store.path)})")
+    count = f"{len(gate.files)} file{'' if len(gate.files) == 1 else 's'}"
+    out.line(f"trusted {sanitize_line(folder)} ({count}; recorded in {sanitize_line(store.path)})")
     return ExitCode.OK
 
 
