@@ -75,6 +75,8 @@ class Command:
     run: Runner
     # Commands that never talk to a server take no server options of their own.
     server_options: bool = True
+    # What `rea-tui NAME --help` says, when it says more than `help`.
+    description: str = ""
 
 
 def no_arguments(parser: argparse.ArgumentParser) -> None:

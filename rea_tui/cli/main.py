@@ -17,7 +17,9 @@ from rea_tui.host import (
     ServerSelection,
     find_server,
     resolve_servers,
+    sanitize_line,
     split_stdio_command,
+    trust_gate,
 )
 
 
@@ -75,14 +77,25 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
 
         set_max_reply_bytes(args.max_reply_size)
     try:
+        if args.command is not None and not BY_NAME[args.command].server_options:
+            # A command that talks to no server reads no config (`rea-tui trust` works in a folder whose files
+            # are broken).
+            return BY_NAME[args.command].run(Context(args, [], ServerSelection(), argv, out))
         selection = selection_from(args, stdio_tail)
         # The TUI asks for `${input:NAME}` values in a dialog, when the server that uses them starts.
         deferred = DeferredInputs() if args.command is None else None
         specs, config = resolve_servers(selection, resolver=deferred, fallback=find_server)
+        explicit = selection.url or selection.stdio or selection.config
+        gate = None if explicit else trust_gate()
+        if gate is not None and gate.untrusted and args.command is not None:
+            out.note(sanitize_line(gate.hint(), None))
         if args.command is None:
             from rea_tui.ui.launch import run_tui
 
             nothing_configured = config is None and len(specs) == 1 and specs[0].bundled
+            # Asked about when a file could be trusted (one that cannot be read is only noted, in f12 and the CLI).
+            askable = gate is not None and any(f.state != "unreadable" for f in gate.untrusted)
+            untrusted = gate if askable else None
             return int(
                 run_tui(
                     specs,
@@ -90,6 +103,7 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
                     inputs=deferred,
                     offer_discovered=nothing_configured,
                     max_reply_size=args.max_reply_size,
+                    untrusted_folder=untrusted,
                 )
             )
         full_argv = [*argv, *(["--", *stdio_tail] if stdio_tail else [])]

@@ -21,10 +21,12 @@ screen; each takes the server options.
 
 EPILOG = f"""\
 server options pick what to talk to: --url URL [--header 'K: V'], --stdio 'CMD ARGS'
-(or -- CMD ARGS at the very end), --server NAME from --config PATH, ./.rea-tui.json
-or the user config file (mcpServers / VS Code servers format), else from other
-clients' configs (`rea-tui servers --discover`). --url with a path ending in /sse
-is the legacy HTTP+SSE transport. With none, the bundled reference server runs.
+(or -- CMD ARGS at the very end), --server NAME from --config PATH, or the user
+config file (mcpServers / VS Code servers format) and other clients' user configs,
+then a trusted folder's ./.rea-tui.json and project configs (`rea-tui servers
+--discover`). A folder's own config files are not used until you trust the folder
+(`rea-tui trust`). --url with a path ending in /sse is the legacy HTTP+SSE
+transport. With none, the bundled reference server runs.
 
 {EXIT_CODES_HELP}
 
@@ -112,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_server_options(parser, defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.description or command.help)
         if command.server_options:
             add_server_options(sub, defaults=False)
         command.configure(sub)

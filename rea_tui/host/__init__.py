@@ -173,6 +173,16 @@ _EXPORTS: dict[str, str] = {
     "DiscoveredServer": "discovery",
     "uses_oauth": "auth",
     "find_server": "discovery",
+    # workspace trust: a folder's own config files
+    "FolderFile": "trust_store",
+    "TrustGate": "trust_store",
+    "TrustStore": "trust_store",
+    "TrustStoreError": "trust_store",
+    "folder_listing": "trust_store",
+    "real_folder": "trust_store",
+    "trust_gate": "trust_store",
+    "trusted_folder_servers": "discovery",
+    "find_configured": "replay_servers",
     # also needed by the UI and the CLI
     "Connection": "connection",
     "after_sdk_load": "sdk_loader",
@@ -279,6 +289,7 @@ if TYPE_CHECKING:
     from rea_tui.host.discovery import DiscoveredServer as DiscoveredServer
     from rea_tui.host.discovery import discover as discover
     from rea_tui.host.discovery import find_server as find_server
+    from rea_tui.host.discovery import trusted_folder_servers as trusted_folder_servers
     from rea_tui.host.egress import UNSAFE_CHARACTER as UNSAFE_CHARACTER
     from rea_tui.host.egress import EgressViolation as EgressViolation
     from rea_tui.host.egress import guard as guard
@@ -356,6 +367,7 @@ if TYPE_CHECKING:
     from rea_tui.host.replay_plan import plan_replay as plan_replay
     from rea_tui.host.replay_plan import workflow_from_record as workflow_from_record
     from rea_tui.host.replay_servers import choose_servers as choose_servers
+    from rea_tui.host.replay_servers import find_configured as find_configured
     from rea_tui.host.replay_servers import recorded_servers as recorded_servers
     from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
     from rea_tui.host.reply_limit import ReplyTooLarge as ReplyTooLarge
@@ -425,6 +437,13 @@ if TYPE_CHECKING:
     from rea_tui.host.transcript import summarize as summarize
     from rea_tui.host.transport import crowd_niceness as crowd_niceness
     from rea_tui.host.transport import start_server_process as start_server_process
+    from rea_tui.host.trust_store import FolderFile as FolderFile
+    from rea_tui.host.trust_store import TrustGate as TrustGate
+    from rea_tui.host.trust_store import TrustStore as TrustStore
+    from rea_tui.host.trust_store import TrustStoreError as TrustStoreError
+    from rea_tui.host.trust_store import folder_listing as folder_listing
+    from rea_tui.host.trust_store import real_folder as real_folder
+    from rea_tui.host.trust_store import trust_gate as trust_gate
     from rea_tui.host.url_elicitation import required_url_elicitations as required_url_elicitations
     from rea_tui.host.url_safety import UrlView as UrlView
     from rea_tui.host.url_safety import one_line_url as one_line_url

@@ -3,9 +3,11 @@
 rea-tui reads the config people already have for Claude Desktop, Cursor
 (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`) and VS
 Code (`{"servers": {name: {"type": "stdio" | "http", ...}}}`). Values may use
-`${VAR}` and `${env:VAR}`. Look-up order: `--config PATH`, then
-`./.rea-tui.json`, then `config.json` in the user config directory; the first
-file that exists is used.
+`${VAR}` and `${env:VAR}`. `--config PATH` is the only file read when it is
+given; otherwise `config.json` in the user config directory, and
+`./.rea-tui.json` once the analyst trusts the folder (`rea_tui.host.trust_store`
+reads it and says whether it may be used); a server of the user's own wins a
+name that both define.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from rea_tui.host.roots import Root, RootError, parse_roots
+from rea_tui.host.trust_store import trust_gate
 
 if TYPE_CHECKING:
     from rea_tui.host.inputs import InputAnswers as Inputs
@@ -225,8 +228,9 @@ def parse_config(
     environ: Mapping[str, str] | None = None,
     resolver: InputResolver | None = None,
     only: str | None = None,
+    skip: Collection[str] = (),
 ) -> list[ServerSpec]:
-    """The servers in a parsed config document, in file order (only the one named `only`, if given).
+    """The servers in a parsed config document, in file order (only the one named `only`, none in `skip`).
 
     `${input:NAME}` values are asked for through `resolver` (else on the terminal), each once.
     """
@@ -237,7 +241,7 @@ def parse_config(
     return [
         spec_from_entry(str(name), entry, environ, inputs)
         for name, entry in section.items()
-        if only is None or str(name) == only
+        if (only is None or str(name) == only) and str(name) not in skip
     ]
 
 
@@ -247,39 +251,58 @@ def user_config_path() -> Path:
     return Path(user_config_dir("rea-tui")) / "config.json"
 
 
-def find_config(explicit: str | None) -> Path | None:
-    """The config file to use: the explicit one (must exist), else the first that exists."""
+@dataclass(frozen=True)
+class ConfigFile:
+    """A config file that may be used, and its text as read (for a folder's file: the text that was hashed)."""
+
+    path: Path
+    text: str
+    # The folder's own `.rea-tui.json` (trusted), not one of the user's: a name the user's define is theirs.
+    from_folder: bool = False
+
+    def data(self) -> Any:
+        try:
+            return json.loads(self.text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{self.path} is not valid JSON: {exc}") from exc
+
+    def names(self) -> list[str]:
+        return [str(n) for n in config_section(self.data())]
+
+    def load(
+        self,
+        environ: Mapping[str, str] | None = None,
+        resolver: InputResolver | None = None,
+        only: str | None = None,
+        skip: Collection[str] = (),
+    ) -> list[ServerSpec]:
+        """Its servers (only `only`, none of `skip`: a skipped entry is not expanded nor asked about)."""
+        try:
+            return parse_config(self.data(), environ, resolver, only, skip)
+        except ConfigError as exc:
+            raise ConfigError(f"{self.path}: {exc}") from exc
+
+
+def _read_file(path: Path) -> ConfigFile:
+    try:
+        return ConfigFile(path, path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+
+
+def config_files(explicit: str | None) -> list[ConfigFile]:
+    """The config files to use, the user's own first: the explicit one (must exist) alone, else the user
+    config and the folder's `.rea-tui.json` when the trust gate says the folder is trusted with it."""
     if explicit:
         path = Path(explicit).expanduser()
         if not path.is_file():
             raise ConfigError(f"config file not found: {path}")
-        return path
-    for candidate in (Path.cwd() / LOCAL_CONFIG_NAME, user_config_path()):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def read_config(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not valid JSON: {exc}") from exc
-
-
-def load_config(
-    path: Path,
-    environ: Mapping[str, str] | None = None,
-    resolver: InputResolver | None = None,
-    only: str | None = None,
-) -> list[ServerSpec]:
-    data = read_config(path)
-    try:
-        return parse_config(data, environ, resolver, only)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        return [_read_file(path)]
+    found = [_read_file(user_config_path())] if user_config_path().is_file() else []
+    local = trust_gate().usable_file(LOCAL_CONFIG_NAME)
+    if local is not None:
+        found.append(ConfigFile(local.path, local.text, from_folder=True))
+    return found
 
 
 def parse_header(text: str) -> tuple[str, str]:
@@ -376,8 +399,9 @@ def short_server_name(command: str, args: tuple[str, ...]) -> str:
     return f"{program} ({detail})" if detail else program
 
 
-# Finds a server by name elsewhere (other clients' configs): its spec and the file it came from.
-ServerFallback = Callable[[str, "InputResolver | None"], "tuple[ServerSpec, Path] | None"]
+# Finds a server by name elsewhere (other clients' configs): its spec and the file it came from. The flag
+# says where to look: the user's own files (False) or the trusted folder's (True).
+ServerFallback = Callable[[str, "InputResolver | None", bool], "tuple[ServerSpec, Path] | None"]
 
 
 def resolve_servers(
@@ -385,12 +409,15 @@ def resolve_servers(
 ) -> tuple[list[ServerSpec], Path | None]:
     """The servers to connect to, and the config file they came from (if any).
 
-    An explicit `--url` or `--stdio` wins; `--server NAME` picks from the
-    config, and when the rea-tui config has no such server (and no `--config`
-    was given), from `fallback` (the CLI passes `rea_tui.host.discovery.find_server`:
-    the other clients' configs, in its precedence order); otherwise every configured server; with nothing
-    configured, the bundled reference server. `${input:NAME}` values are asked
-    for through `resolver` (else on the terminal).
+    An explicit `--url` or `--stdio` wins; `--config PATH` is the only file
+    read when given. `--server NAME` picks the user's own server of that name
+    (the rea-tui user config, then `fallback`'s user files: the CLI passes
+    `rea_tui.host.discovery.find_server`), else a trusted folder's (its
+    `.rea-tui.json`, then `fallback`'s folder files); otherwise every server of
+    the user config and of the trusted `.rea-tui.json` (the user's keeps a name
+    both define); with nothing configured, the bundled reference server. A
+    folder's files come only through the trust gate (`config_files`).
+    `${input:NAME}` values are asked for through `resolver` (else on the terminal).
     """
     if selection.url and selection.stdio:
         raise ConfigError("give either --url or --stdio, not both")
@@ -405,28 +432,41 @@ def resolve_servers(
         command, *args = selection.stdio
         name = short_server_name(command, tuple(args))
         return [ServerSpec(name=name, transport="stdio", command=command, args=tuple(args), **override)], None
-    path = find_config(selection.config)
+    files = config_files(selection.config)
+    path = files[0].path if files else None
     if selection.server:
-        data = read_config(path) if path else {}
-        names = [str(n) for n in config_section(data)] if path else []
-        if selection.server in names:
-            assert path is not None
-            specs = load_config(path, None, resolver, only=selection.server)
-        else:
-            found = None if selection.config or fallback is None else fallback(selection.server, resolver)
-            if found is None:
-                known = ", ".join(names) or "none"
-                where = str(path) if path else "no config file found"
-                also = "" if selection.config else "; nor in other clients' configs (see `rea-tui servers --discover`)"
-                raise ConfigError(f"no server named {selection.server!r} ({where}; configured: {known}{also})")
-            specs, path = [found[0]], found[1]
+        found = configured_server(selection.server, files, resolver, None if selection.config else fallback)
+        if found is None:
+            known = ", ".join(n for f in files for n in f.names()) or "none"
+            where = ", ".join(str(f.path) for f in files) or "no config file found"
+            also = "" if selection.config else "; nor in other clients' configs (see `rea-tui servers --discover`)"
+            raise ConfigError(f"no server named {selection.server!r} ({where}; configured: {known}{also})")
+        specs, path = [found[0]], found[1]
     else:
-        specs = load_config(path, None, resolver) if path else []
+        specs = []
+        for config in files:
+            # The user's own file comes first and keeps a name both define.
+            specs += config.load(None, resolver, skip={s.name for s in specs})
     if not specs:
         specs = [bundled_server_spec()]
     if override:
         specs = [_with_protocol(s, selection.protocol) for s in specs]
     return specs, path
+
+
+def configured_server(
+    name: str, files: list[ConfigFile], resolver: InputResolver | None, fallback: ServerFallback | None
+) -> tuple[ServerSpec, Path] | None:
+    """The server `name` and its file: the user's own first (rea-tui's config, then `fallback`'s user files),
+    then a trusted folder's (its `.rea-tui.json`, then `fallback`'s folder files)."""
+    for from_folder in (False, True):
+        owner = next((f for f in files if f.from_folder == from_folder and name in f.names()), None)
+        if owner is not None:
+            return owner.load(None, resolver, only=name)[0], owner.path
+        found = fallback(name, resolver, from_folder) if fallback is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def _with_protocol(spec: ServerSpec, protocol: ProtocolChoice | None) -> ServerSpec:

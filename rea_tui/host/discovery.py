@@ -2,8 +2,8 @@
 
 `rea-tui servers --discover` lists them with the file each came from, and
 `--server NAME` finds them when the rea-tui config has no server of that name.
-Files are read in this order, which is also the precedence for `--server`
-(project files in the current directory first, then the user's):
+Files are read in this order (project files in the current directory first,
+then the user's):
 
 project  `.mcp.json` (Claude Code), `~/.claude.json` `projects[CWD]` (Claude
          Code, local scope), `.cursor/mcp.json`, `.vscode/mcp.json`,
@@ -17,23 +17,35 @@ Each client's dialect is read as that client means it: Gemini's `httpUrl` is
 streamable HTTP and its `url` is SSE, Windsurf's `serverUrl` is a URL, Codex's
 TOML `[mcp_servers.NAME]` tables (with `bearer_token_env_var`) are entries.
 Nothing is started or asked for until a server is picked.
+
+The project files are the folder's own, and a folder is not trusted by being
+the current directory: their text comes from the trust gate
+(`rea_tui.host.trust_store`), and until the analyst trusts the folder their
+servers are listed with the reason and cannot be used. For `--server NAME`
+the user's own files win over the folder's, in the order above.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from rea_tui.host.config import ConfigError, ServerSpec, spec_from_entry
-from rea_tui.host.inputs import InputAnswers, InputResolver, InputSpec, declared_inputs
-
-Scope = Literal["project", "user"]
+from rea_tui.host.client_configs import Scope, config_sources
+from rea_tui.host.config import (
+    LOCAL_CONFIG_NAME,
+    ConfigError,
+    ConfigFile,
+    ServerSpec,
+    config_files,
+    spec_from_entry,
+)
+from rea_tui.host.inputs import InputAnswers, InputResolver, InputSpec
+from rea_tui.host.safe_text import sanitize_line
+from rea_tui.host.trust_store import TrustGate, folder_servers, trust_argument, trust_gate
 
 
 @dataclass(frozen=True)
@@ -46,9 +58,18 @@ class DiscoveredServer:
     scope: Scope
     entry: Mapping[str, Any]
     inputs: Mapping[str, InputSpec] = field(default_factory=dict)
+    # From the folder's own files (not the user's): used only once the folder is trusted.
+    from_folder: bool = False
+    # Why it cannot be used (its folder is not trusted, or its file changed since); empty when it can.
+    untrusted: str = ""
 
     def spec(self, resolver: InputResolver | None = None, environ: Mapping[str, str] | None = None) -> ServerSpec:
-        """The entry as a ServerSpec (its `${input:...}` values asked for now)."""
+        """The entry as a ServerSpec (its `${input:...}` values asked for now); an untrusted one is a ConfigError."""
+        if self.untrusted:
+            raise ConfigError(
+                f"{sanitize_line(self.source)} ({self.client}): server {sanitize_line(self.name)!r} is not used: "
+                f"{self.untrusted}"
+            )
         try:
             return spec_from_entry(self.name, dict(self.entry), environ, InputAnswers(self.inputs, resolver))
         except ConfigError as exc:
@@ -68,139 +89,109 @@ class Discovery:
     problems: list[str]
     searched: list[tuple[str, Path]]
 
+    gate: TrustGate | None = None
+
     def find(self, name: str) -> DiscoveredServer | None:
-        """The entry `--server NAME` uses: the first in precedence order."""
-        return next((s for s in self.servers if s.name == name), None)
-
-
-Reader = Callable[[Path, Path], tuple[dict[str, Any], dict[str, InputSpec]]]
-
-
-def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _section(data: Any, *keys: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    for key in keys:
-        found = data.get(key)
-        if isinstance(found, dict):
-            return found
-    return {}
-
-
-def _mcp_servers(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    return _section(_read_json(path), "mcpServers"), {}
-
-
-def _vscode(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    data = _read_json(path)
-    return _section(data, "servers", "mcpServers"), declared_inputs(data)
-
-
-def _claude_code_user(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    return _section(_read_json(path), "mcpServers"), {}
-
-
-def _claude_code_local(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    projects = _section(_read_json(path), "projects")
-    project = projects.get(str(cwd))
-    return (_section(project, "mcpServers") if isinstance(project, dict) else {}), {}
-
-
-def _gemini(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    servers: dict[str, Any] = {}
-    for name, entry in _section(_read_json(path), "mcpServers").items():
-        if isinstance(entry, dict) and "httpUrl" in entry:
-            entry = {**{k: v for k, v in entry.items() if k != "httpUrl"}, "type": "http", "url": entry["httpUrl"]}
-        elif isinstance(entry, dict) and "url" in entry:
-            entry = {**entry, "type": "sse"}
-        servers[name] = entry
-    return servers, {}
-
-
-def _windsurf(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    servers: dict[str, Any] = {}
-    for name, entry in _section(_read_json(path), "mcpServers").items():
-        if isinstance(entry, dict) and "serverUrl" in entry and "url" not in entry:
-            entry = {**{k: v for k, v in entry.items() if k != "serverUrl"}, "url": entry["serverUrl"]}
-        servers[name] = entry
-    return servers, {}
-
-
-def _codex(path: Path, cwd: Path) -> tuple[dict[str, Any], dict[str, InputSpec]]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    servers: dict[str, Any] = {}
-    for name, table in (data.get("mcp_servers") or {}).items():
-        if not isinstance(table, dict):
-            continue
-        entry: dict[str, Any] = {k: table[k] for k in ("command", "args", "env", "cwd", "url") if k in table}
-        headers = dict(table.get("http_headers") or {})
-        token_var = table.get("bearer_token_env_var")
-        if isinstance(token_var, str) and token_var:
-            headers["Authorization"] = f"Bearer ${{env:{token_var}}}"
-        if headers:
-            entry["headers"] = headers
-        servers[str(name)] = entry
-    return servers, {}
-
-
-def _user_config_dir(home: Path, environ: Mapping[str, str]) -> Path:
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support"
-    if sys.platform == "win32":
-        return Path(environ.get("APPDATA", home / "AppData" / "Roaming"))
-    return Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
-
-
-def config_sources(
-    home: Path | None = None, cwd: Path | None = None, environ: Mapping[str, str] | None = None
-) -> list[tuple[str, Scope, Path, Reader]]:
-    """Every file looked at, in precedence order: (client, scope, path, reader)."""
-    home = home or Path.home()
-    cwd = cwd or Path.cwd()
-    env = os.environ if environ is None else environ
-    app = _user_config_dir(home, env)
-    return [
-        ("Claude Code", "project", cwd / ".mcp.json", _mcp_servers),
-        ("Claude Code (local)", "project", home / ".claude.json", _claude_code_local),
-        ("Cursor", "project", cwd / ".cursor" / "mcp.json", _mcp_servers),
-        ("VS Code", "project", cwd / ".vscode" / "mcp.json", _vscode),
-        ("Gemini CLI", "project", cwd / ".gemini" / "settings.json", _gemini),
-        ("Claude Code", "user", home / ".claude.json", _claude_code_user),
-        ("Claude Desktop", "user", app / "Claude" / "claude_desktop_config.json", _mcp_servers),
-        ("Cursor", "user", home / ".cursor" / "mcp.json", _mcp_servers),
-        ("VS Code", "user", app / "Code" / "User" / "mcp.json", _vscode),
-        ("Windsurf", "user", home / ".codeium" / "windsurf" / "mcp_config.json", _windsurf),
-        ("Gemini CLI", "user", home / ".gemini" / "settings.json", _gemini),
-        ("Codex", "user", home / ".codex" / "config.toml", _codex),
-    ]
+        """The entry `--server NAME` uses: the user's own first, then a trusted folder's (never an untrusted one)."""
+        own = (s for s in self.servers if s.name == name and not s.from_folder)
+        trusted = (s for s in self.servers if s.name == name and s.from_folder and not s.untrusted)
+        return next(own, None) or next(trusted, None)
 
 
 def discover(home: Path | None = None, cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> Discovery:
-    """Read every known client config that exists; a file that cannot be read is a problem, not a failure."""
+    """Read every known client config that exists; a file that cannot be read is a problem, not a failure.
+
+    The folder's own files are taken from the trust gate (read once, hashed); their servers are
+    listed, marked untrusted until the folder is trusted.
+    """
     servers: list[DiscoveredServer] = []
     problems: list[str] = []
     searched: list[tuple[str, Path]] = []
+    here = cwd or Path.cwd()
+    gate = trust_gate(here)
     for client, scope, path, reader in config_sources(home, cwd, environ):
         searched.append((client, path))
-        if not path.is_file():
+        folder_file = gate.file(path) if scope == "project" else None
+        if folder_file is None and not path.is_file():
             continue
         try:
-            entries, inputs = reader(path, cwd or Path.cwd())
+            if folder_file is not None and folder_file.state == "unreadable":
+                raise ValueError(folder_file.problem)
+            text = folder_file.text if folder_file is not None else path.read_text(encoding="utf-8")
+            entries, inputs = reader(text, here)
         except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{path} ({client}): cannot read it: {exc}")
             continue
+        untrusted = folder_file.reason() if folder_file is not None else ""
         for name, entry in entries.items():
             if not isinstance(entry, dict):
                 problems.append(f"{path} ({client}): server {name!r} is not an object")
                 continue
-            servers.append(DiscoveredServer(str(name), client, path, scope, entry, inputs))
-    return Discovery(servers, problems, searched)
+            servers.append(
+                DiscoveredServer(str(name), client, path, scope, entry, inputs, folder_file is not None, untrusted)
+            )
+    return Discovery(servers, problems, searched, gate)
 
 
-def find_server(name: str, resolver: InputResolver | None = None) -> tuple[ServerSpec, Path] | None:
-    """`--server NAME` outside the rea-tui config: the first discovered entry of that name, and its file."""
-    found = discover().find(name)
-    return None if found is None else (found.spec(resolver), found.source)
+def trusted_folder_servers(
+    resolver: InputResolver | None = None, taken: Collection[str] = ()
+) -> tuple[list[ServerSpec], list[str]]:
+    """The servers of the current folder's trusted files whose names are not in `taken`, and the problems."""
+    specs: list[ServerSpec] = []
+    problems: list[str] = []
+    found = discover()
+    assert found.gate is not None
+    local = found.gate.usable_file(LOCAL_CONFIG_NAME)
+    # The user's own servers keep their names: a folder's server of the same name is not added.
+    seen = set(taken) | {s.name for s in found.servers if not s.from_folder}
+    seen |= {n for f in config_files(None) if f.path != (local.path if local else None) for n in f.names()}
+
+    def build(name: str, make: Callable[[], ServerSpec]) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        try:
+            specs.append(make())
+        except ConfigError as exc:
+            problems.append(str(exc))
+
+    if local is not None:
+        config = ConfigFile(local.path, local.text)
+        try:
+            names = config.names()
+        except ConfigError as exc:
+            problems.append(str(exc))
+            names = []
+        for name in names:
+            build(name, partial(_only, config, name, resolver))
+    for server in found.servers:
+        if server.from_folder and not server.untrusted:
+            build(server.name, partial(server.spec, resolver))
+    return specs, problems
+
+
+def _only(config: ConfigFile, name: str, resolver: InputResolver | None) -> ServerSpec:
+    return config.load(None, resolver, only=name)[0]
+
+
+def find_server(
+    name: str, resolver: InputResolver | None = None, from_folder: bool = False
+) -> tuple[ServerSpec, Path] | None:
+    """`--server NAME` outside the rea-tui config: the user's own entry of that name (or, with `from_folder`,
+    a trusted folder file's), and its file. Asked for a folder's, a name that only an untrusted folder file
+    defines is a ConfigError that says so."""
+    found = discover()
+    server = next(
+        (s for s in found.servers if s.name == name and s.from_folder == from_folder and not s.untrusted), None
+    )
+    if server is not None:
+        return server.spec(resolver), server.source
+    gate = found.gate
+    for file in gate.untrusted if gate is not None and from_folder else ():
+        if any(s.name == name for s in folder_servers(file)):
+            raise ConfigError(
+                f"server {sanitize_line(name)!r} is in {sanitize_line(file.path)}, which is not used: "
+                f"{file.reason()} (`rea-tui trust {trust_argument(file.path.parent)}` lists what it runs and "
+                "trusts the folder)"
+            )
+    return None

@@ -1,12 +1,12 @@
 """Which servers a replay may start: a transcript names servers, but it must not start processes.
 
 Transcripts are made to be shared, so what one says is not trusted. A
-recorded server is matched by name to a server the analyst configured (or to
-the bundled reference server), and then the configured command runs, never
-the recorded one. A recorded stdio server with no configured match is only a
-proposal: the exact command is shown and the analyst must say yes (no
-terminal means no). A recorded HTTP server is a URL, and connecting to it
-starts nothing on this machine; it is proposed the same way.
+recorded server is matched by name to a server the analyst's own config or a
+trusted folder's config defines (the same look-up as `--server NAME`, behind
+the same trust gate), or to the bundled reference server with only its safe
+options, and then the configured command runs, never the recorded one. Any
+other recorded server is refused by name: neither its command nor its URL is
+used. Servers named on the command line replace the recorded ones.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rea_tui.host.config import ServerSpec, bundled_server_spec
+from rea_tui.host.config import DEFAULT_SERVER_NAME, ConfigError, ServerSpec, bundled_server_spec
 from rea_tui.host.safe_text import sanitize_line
 from rea_tui.host.transcript import read_transcript
 
@@ -44,7 +44,19 @@ class ReplayServer:
     reason: str
 
 
-Ask = Callable[[str], bool]
+# The server the analyst's own or a trusted folder's config defines under a name, or None.
+FindConfigured = Callable[[str], ServerSpec | None]
+
+
+def find_configured(name: str) -> ServerSpec | None:
+    """The server `name` as `--server NAME` finds it: the user's own configs, then a trusted folder's."""
+    from rea_tui.host.config import config_files, configured_server
+    from rea_tui.host.discovery import find_server
+
+    found = configured_server(name, config_files(None), None, find_server)
+    if found is None and name == DEFAULT_SERVER_NAME:
+        return bundled_server_spec()  # the analyst's own bundled server, with no recorded options
+    return found[0] if found is not None else None
 
 
 def recorded_servers(path: Path) -> list[RecordedServer]:
@@ -75,13 +87,15 @@ def _bundled_args(recorded: RecordedServer) -> tuple[str, ...] | None:
     return tuple(extra)
 
 
-def choose_servers(
-    recorded: Sequence[RecordedServer], configured: Sequence[ServerSpec], ask: Ask
-) -> list[ReplayServer]:
-    """For each recorded server: the configured one of that name, the bundled one, or what the analyst approved."""
+def choose_servers(recorded: Sequence[RecordedServer], configured: FindConfigured) -> list[ReplayServer]:
+    """For each recorded server: the configured one of that name, the bundled one, or a refusal that names it."""
     chosen: list[ReplayServer] = []
     for server in recorded:
-        match = next((s for s in configured if s.name == server.name), None)
+        try:
+            match = configured(server.name)
+        except ConfigError as exc:  # defined only by an untrusted folder, or its entry is wrong
+            chosen.append(ReplayServer(server, None, f"refused: {exc}"))
+            continue
         if match is not None:
             chosen.append(ReplayServer(server, match, "configured under the same name"))
             continue
@@ -92,19 +106,13 @@ def choose_servers(
                 chosen.append(ReplayServer(server, ServerSpec(**{**spec.__dict__, "name": server.name}), "bundled"))
                 continue
         shown = sanitize_line(server.target, COMMAND_LIMIT)
-        if server.transport == "http":
-            question = f"The transcript names the HTTP server {sanitize_line(server.name)} at {shown}. Connect?"
-            spec = ServerSpec(name=server.name, transport="http", url=server.target)
-        else:
-            question = f"The transcript names {sanitize_line(server.name)}, started as:\n  {shown}\nRun this command?"
-            try:
-                command, *args = shlex.split(server.target)
-            except ValueError:
-                chosen.append(ReplayServer(server, None, "its command cannot be read"))
-                continue
-            spec = ServerSpec(name=server.name, transport="stdio", command=command, args=tuple(args))
-        if ask(question):
-            chosen.append(ReplayServer(server, spec, "approved by the analyst"))
-        else:
-            chosen.append(ReplayServer(server, None, "not approved (nothing was started)"))
+        what = "at" if server.transport == "http" else "started as"
+        chosen.append(
+            ReplayServer(
+                server,
+                None,
+                f"refused: no server of yours or of a trusted folder is named {sanitize_line(server.name)!r} "
+                f"(the transcript's, {what} {shown}, is not used; name one with --server, --stdio or --url)",
+            )
+        )
     return chosen

@@ -32,7 +32,7 @@ from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import notify_plain
 
 if TYPE_CHECKING:
-    from rea_tui.host import ReplayPlan, Session
+    from rea_tui.host import ReplayPlan, Session, TrustGate
 
 # How much of an unexpected error's text a toast shows (the rest is in the error log).
 FAILURE_TOAST_LIMIT = 600
@@ -110,6 +110,8 @@ class ReaApp(App[int]):
         self.screenshot_folder = Path.cwd()
         # Nothing is configured: the main screen offers the servers of other clients' configs (f12).
         self.offer_discovered = False
+        # The folder has config files of its own that are not trusted: the main screen asks about them.
+        self.untrusted_folder: TrustGate | None = None
         # Unexpected failures of background jobs, oldest first (the toast shows the newest).
         self.failures: list[str] = []
         self.main = MainScreen(session, self.settings, replay=replay, offline=offline)

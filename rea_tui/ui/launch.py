@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rea_tui.host import DeferredInputs, ServerSpec, start_servers
+from rea_tui.host import DeferredInputs, ServerSpec, TrustGate, start_servers
 
 
 def run_app(
@@ -18,10 +18,12 @@ def run_app(
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
     max_reply_size: int | None = None,
+    untrusted_folder: TrustGate | None = None,
 ) -> int:
     """`offer_discovered`: nothing is configured, so the servers of other clients' configs are offered.
 
     `max_reply_size`: `--max-reply-size`, which wins over the settings' `max_reply_size`.
+    `untrusted_folder`: the folder's own config files that are not trusted, to ask about.
     """
     from rea_tui.host import set_max_reply_bytes
     from rea_tui.ui.runtime import apply_frame_rate
@@ -38,6 +40,7 @@ def run_app(
     session = Session(specs, timeout=timeout, transcript=transcript, started=started, inputs=inputs)
     app = create_app(session, settings=settings, replay=plan, offline=offline)
     app.offer_discovered = offer_discovered
+    app.untrusted_folder = untrusted_folder
     result = app.run()
     return int(result or 0)
 
@@ -49,6 +52,7 @@ def run_tui(
     inputs: DeferredInputs | None = None,
     offer_discovered: bool = False,
     max_reply_size: int | None = None,
+    untrusted_folder: TrustGate | None = None,
 ) -> int:
     from rea_tui.host import new_transcript_path
 
@@ -59,6 +63,7 @@ def run_tui(
         inputs=inputs,
         offer_discovered=offer_discovered,
         max_reply_size=max_reply_size,
+        untrusted_folder=untrusted_folder,
     )
 
 

@@ -103,8 +103,12 @@ def test_config_look_up_order_and_bad_files(tmp_path: Path, isolated_user_dirs: 
     assert [r["name"] for r in from_user.json()["servers"]] == ["from-user"]
 
     write_config(local_dir / ".rea-tui.json", {"mcpServers": {"from-project": raw_entry("lint")}})
+    untrusted = rea("servers", "--no-connect", "--json", cwd=local_dir).expect(0)
+    assert [r["name"] for r in untrusted.json()["servers"]] == ["from-user"]
+    assert "not used: .rea-tui.json (the folder is not trusted)" in untrusted.err
+    rea("trust", "--yes", cwd=local_dir).expect(0)
     from_local = rea("servers", "--no-connect", "--json", cwd=local_dir).expect(0)
-    assert [r["name"] for r in from_local.json()["servers"]] == ["from-project"]
+    assert [r["name"] for r in from_local.json()["servers"]] == ["from-user", "from-project"]
 
     explicit = write_config(tmp_path / "explicit.json", {"mcpServers": {"explicit": sample_entry()}})
     chosen = rea("servers", "--no-connect", "--json", "--config", str(explicit), cwd=local_dir).expect(0)

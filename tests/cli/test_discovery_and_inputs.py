@@ -20,9 +20,16 @@ def write(path: Path, data: object) -> Path:
     return path
 
 
+def trust_folder(folder: Path) -> None:
+    from rea_tui.host import TrustStore, trust_gate
+
+    gate = trust_gate(folder)
+    TrustStore().trust(gate.folder, gate.files)
+
+
 def populate(home: Path, project: Path, config_dir: Path) -> None:
     """One server in each known client's config file (shared name `shared` in two of them)."""
-    write(project / ".mcp.json", {"mcpServers": {"shared": sample_entry(), "cc-project": {"url": "http://h/mcp"}}})
+    write(project / ".mcp.json", {"mcpServers": {"shared": sample_entry(), "cc-project": sample_entry()}})
     write(
         home / ".claude.json",
         {
@@ -33,7 +40,10 @@ def populate(home: Path, project: Path, config_dir: Path) -> None:
     write(project / ".cursor" / "mcp.json", {"mcpServers": {"cursor-project": {"command": "c"}}})
     write(project / ".vscode" / "mcp.json", {"servers": {"vscode-project": {"type": "http", "url": "http://v/mcp"}}})
     write(project / ".gemini" / "settings.json", {"mcpServers": {"gemini-project": {"httpUrl": "http://g/mcp"}}})
-    write(config_dir / "Claude" / "claude_desktop_config.json", {"mcpServers": {"shared": {"command": "other"}}})
+    write(
+        config_dir / "Claude" / "claude_desktop_config.json",
+        {"mcpServers": {"shared": {"command": "/nonexistent/desktop-shared"}}},
+    )
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"cursor-user": {"url": "http://cu/sse"}}})
     write(config_dir / "Code" / "User" / "mcp.json", {"servers": {"vscode-user": {"command": "vs"}}})
     write(
@@ -66,8 +76,21 @@ def test_discovery_reads_every_client_in_precedence_order(homes: tuple[Path, Pat
         "shared", "cc-project", "cc-local", "cursor-project", "vscode-project", "gemini-project",
         "cc-user", "shared", "cursor-user", "vscode-user", "windsurf", "gemini-user", "codex", "codex-http",
     ]  # fmt: skip
+    # The folder's own files are listed, not used, until the folder is trusted; the user's own wins a name.
+    folder_rows = [(s.name, s.untrusted) for s in found.servers if s.from_folder]
+    assert [name for name, _ in folder_rows] == ["shared", "cc-project", "cursor-project", "vscode-project", "gemini-project"]  # fmt: skip
+    assert all(reason == "the folder is not trusted" for _, reason in folder_rows)
+    with pytest.raises(ConfigError, match="not used: the folder is not trusted"):
+        found.servers[0].spec()
+    shared = found.find("shared")
+    assert shared is not None and shared.client == "Claude Desktop"
+    assert found.find("cc-project") is None
+    trust_folder(project)
+    found = discover(home=home, cwd=project)
+    assert found.find("cc-project") is not None and not any(s.untrusted for s in found.servers)
+    shared = found.find("shared")
+    assert shared is not None and shared.client == "Claude Desktop"  # the user's own, even after trust
     by_name = {s.name: s for s in reversed(found.servers)}
-    assert by_name["shared"].source == project / ".mcp.json"  # the project file wins
     specs = {name: by_name[name].spec(environ={"CODEX_TOKEN": "tok-123456"}) for name in by_name}
     assert (specs["cc-user"].transport, specs["cursor-user"].transport) == ("sse", "sse")
     assert (specs["gemini-project"].transport, specs["gemini-project"].url) == ("http", "http://g/mcp")
@@ -83,15 +106,28 @@ def test_servers_discover_and_server_name_fallback(homes: tuple[Path, Path, Path
     env = {"HOME": str(home)}
     listed = rea("servers", "--discover", cwd=project, env=env).expect(0)
     assert f"Claude Code, project: {project / '.mcp.json'}" in listed.out
-    assert "(--server shared uses the one in Claude Code" in listed.out
+    assert "not used: the folder is not trusted" in listed.out
     assert str(home / ".codex" / "config.toml") in listed.out
     rows = rea("servers", "--discover", "--json", cwd=project, env=env).expect(0).json()["servers"]
-    assert len(rows) == 14 and [r["picked"] for r in rows if r["name"] == "shared"] == [True, False]
-    # --server NAME: the rea-tui config first, then the discovered servers (here the project's .mcp.json).
-    found = rea("prompts", "--json", "--server", "shared", cwd=project, env=env).expect(0)
+    assert len(rows) == 14 and [r["picked"] for r in rows if r["name"] == "shared"] == [False, True]
+    assert [r["trusted"] for r in rows if r["scope"] == "project" and r["client"] != "Claude Code (local)"] == [
+        False
+    ] * 5
+    # --server NAME: a name only the untrusted folder defines is refused, saying why.
+    refused = rea("prompts", "--server", "cc-project", cwd=project, env=env).expect(2)
+    assert "which is not used: the folder is not trusted" in refused.err and "rea-tui trust" in refused.err
+    rea("trust", "--yes", cwd=project, env=env).expect(0)
+    # Trusted, the folder's server is found; a name the user's own config defines stays the user's.
+    found = rea("prompts", "--json", "--server", "cc-project", cwd=project, env=env).expect(0)
     assert "review_code" in [p["name"] for p in found.json()["prompts"]]
-    write(project / ".rea-tui.json", {"mcpServers": {"shared": {"command": "/nonexistent/rea-tui-own"}}})
-    own = rea("prompts", "--server", "shared", cwd=project, env=env).expect(3)
+    users = rea("prompts", "--server", "shared", cwd=project, env=env).expect(3)
+    assert "/nonexistent/desktop-shared" in users.err
+    # The rea-tui config (here the trusted folder's, once its new file is trusted too) comes before a folder's
+    # other files, but never before the user's own.
+    write(project / ".rea-tui.json", {"mcpServers": {"cc-project": {"command": "/nonexistent/rea-tui-own"}}})
+    assert "it is new since the folder was trusted" in rea("servers", "--no-connect", cwd=project, env=env).err
+    rea("trust", "--yes", cwd=project, env=env).expect(0)
+    own = rea("prompts", "--server", "cc-project", cwd=project, env=env).expect(3)
     assert "/nonexistent/rea-tui-own" in own.err
     # An explicit --config is the only place looked in.
     explicit = write(project / "only.json", {"mcpServers": {}})

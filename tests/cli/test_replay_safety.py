@@ -1,9 +1,10 @@
-"""A shared transcript runs nothing: replay matches recorded servers to configured ones and asks for the rest."""
+"""A shared transcript runs nothing: replay matches recorded servers to configured ones and refuses the rest."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,12 @@ def transcript(path: Path, *servers: dict[str, object]) -> Path:
     return path
 
 
-def refuse(question: str) -> bool:
-    raise AssertionError(f"nothing should have been asked: {question}")
+def only(*specs: ServerSpec) -> Callable[[str], ServerSpec | None]:
+    """A look-up of configured servers that knows `specs` only."""
+    return lambda name: next((s for s in specs if s.name == name), None)
 
 
-def test_a_recorded_command_without_a_terminal_is_not_started(tmp_path: Path) -> None:
+def test_a_recorded_command_is_refused_by_name_and_not_started(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     path = transcript(
         tmp_path / "hostile.jsonl",
@@ -32,9 +34,9 @@ def test_a_recorded_command_without_a_terminal_is_not_started(tmp_path: Path) ->
     run = rea("replay", str(path), cwd=tmp_path)
     assert run.code == 2, run.err
     assert not marker.exists()
-    assert f"sh -c 'touch {marker}'" in run.err  # the exact command is shown
-    assert "no: stdin is not a terminal" in run.err
-    assert "evil: not approved (nothing was started)" in run.err
+    assert "evil: refused: no server of yours or of a trusted folder is named 'evil'" in run.err
+    assert f"started as sh -c 'touch {marker}', is not used" in run.err  # the exact command is shown
+    assert "no server to replay against" in run.err
 
 
 def test_a_recorded_server_named_like_a_configured_one_runs_the_configured_command(tmp_path: Path) -> None:
@@ -44,7 +46,7 @@ def test_a_recorded_server_named_like_a_configured_one_runs_the_configured_comma
             {"name": "rea (bundled)", "transport": "stdio", "target": "sh -c 'touch x'", "bundled": True},
         )
     )
-    (choice,) = choose_servers(recorded, [bundled_server_spec()], refuse)
+    (choice,) = choose_servers(recorded, only(bundled_server_spec()))
     assert choice.spec == bundled_server_spec() and choice.reason == "configured under the same name"
 
 
@@ -58,26 +60,18 @@ def test_the_bundled_server_is_taken_from_a_transcript_only_with_safe_options(tm
             {"name": "remote", "transport": "stdio", "target": unsafe, "bundled": True},
         )
     )
-    asked: list[str] = []
-
-    def no(question: str) -> bool:
-        asked.append(question)
-        return False
-
-    demo, remote = choose_servers(recorded, [], no)
+    demo, remote = choose_servers(recorded, only())
     assert demo.spec is not None and demo.spec.args[-4:] == ("--synthetic", "300", "--seed", "1")
     assert demo.spec.command == sys.executable and demo.spec.name == "demo"
-    assert remote.spec is None and len(asked) == 1 and "--allow-remote" in asked[0]
+    assert remote.spec is None and "refused" in remote.reason and "--allow-remote" in remote.reason
 
 
-@pytest.mark.parametrize("answer", [True, False])
-def test_an_unmatched_server_runs_only_when_the_analyst_says_yes(tmp_path: Path, answer: bool) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_unmatched_server_is_refused(tmp_path: Path, transport: str) -> None:
+    target = "my-server --flag" if transport == "stdio" else "http://127.0.0.1:9/mcp"
     recorded = recorded_servers(
-        transcript(tmp_path / "t.jsonl", {"name": "other", "transport": "stdio", "target": "my-server --flag"})
+        transcript(tmp_path / "t.jsonl", {"name": "other", "transport": transport, "target": target})
     )
-    (choice,) = choose_servers(
-        recorded, [ServerSpec(name="configured", transport="stdio", command="x")], lambda q: answer
-    )
-    assert (choice.spec is not None) is answer
-    if answer:
-        assert choice.spec is not None and (choice.spec.command, choice.spec.args) == ("my-server", ("--flag",))
+    (choice,) = choose_servers(recorded, only(ServerSpec(name="configured", transport="stdio", command="x")))
+    assert choice.spec is None
+    assert "'other'" in choice.reason and target in choice.reason

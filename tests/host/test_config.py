@@ -102,12 +102,28 @@ def write(path: Path, servers: dict[str, object]) -> Path:
     return path
 
 
-def test_lookup_order_explicit_then_local_then_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def trust_folder(folder: Path) -> None:
+    from rea_tui.host import TrustStore, trust_gate
+
+    gate = trust_gate(folder)
+    TrustStore().trust(gate.folder, gate.files)
+
+
+def test_lookup_order_explicit_then_user_then_trusted_local(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    write(user_config_path(), {"user": {"command": "u"}})
-    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["user"]
-    write(tmp_path / ".rea-tui.json", {"local": {"command": "l"}})
-    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["local"]
+    write(user_config_path(), {"user": {"command": "u"}, "both": {"command": "user-both"}})
+    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["user", "both"]
+    write(tmp_path / ".rea-tui.json", {"local": {"command": "l"}, "both": {"command": "folder-both"}})
+    # The folder's own file is not used until the folder is trusted.
+    assert [s.name for s in resolve_servers(ServerSelection())[0]] == ["user", "both"]
+    with pytest.raises(ConfigError, match="no server named 'local'"):
+        resolve_servers(ServerSelection(server="local"))
+    trust_folder(tmp_path)
+    specs = resolve_servers(ServerSelection())[0]
+    # Trusted, it adds its servers; the user's own keeps a name both define.
+    assert [(s.name, s.command) for s in specs] == [("user", "u"), ("both", "user-both"), ("local", "l")]
+    assert resolve_servers(ServerSelection(server="both"))[0][0].command == "user-both"
+    assert resolve_servers(ServerSelection(server="local"))[0][0].command == "l"
     explicit = write(tmp_path / "other.json", {"x": {"command": "x"}, "y": {"command": "y"}})
     specs, path = resolve_servers(ServerSelection(config=str(explicit)))
     assert path == explicit and [s.name for s in specs] == ["x", "y"]

@@ -267,6 +267,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
     from rea_tui.ui.screens.sign_in import SignInScreen
     from rea_tui.ui.screens.tasks import TasksScreen
     from rea_tui.ui.screens.tool_form import ToolFormScreen
+    from rea_tui.ui.screens.trust_folder import TrustFolderScreen
 
     for owner in (
         ReaApp,
@@ -286,6 +287,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         ConfigInputScreen,
         SignInScreen,
         DiscoveredServersScreen,
+        TrustFolderScreen,
     ):
         for binding in owner.BINDINGS:
             assert isinstance(binding, Binding), (owner, binding)

@@ -19,6 +19,7 @@ from rea_tui.cli.commands import (
     sessions,
     tasks,
     tools,
+    trust,
     web,
 )
 
@@ -40,6 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     replay.COMMAND,
     web.COMMAND,
     auth.COMMAND,
+    trust.COMMAND,
     server.COMMAND,
 )
 

@@ -11,18 +11,16 @@ TARGET_LIMIT = 300
 
 
 def list_discovered(context: Context) -> int:
-    from rea_tui.host import discover, sanitize
+    from rea_tui.host import discover, sanitize_line
 
     args, out = context.args, context.out
-    safe = sanitize
+    safe = sanitize_line
     say = out.line
 
     found = discover()
-    first: dict[str, str] = {}
     rows: list[dict[str, Any]] = []
     for server in found.servers:
-        picked = server.name not in first
-        first.setdefault(server.name, f"{server.client} ({server.source})")
+        used = found.find(server.name)
         rows.append(
             {
                 "name": server.name,
@@ -30,7 +28,12 @@ def list_discovered(context: Context) -> int:
                 "scope": server.scope,
                 "source": str(server.source),
                 "target": server.describe_target(),
-                "picked": picked,
+                "picked": used is server,
+                "trusted": not server.untrusted,
+                **({"notUsed": server.untrusted} if server.untrusted else {}),
+                **(
+                    {"usedInstead": f"{used.client} ({used.source})"} if used is not None and used is not server else {}
+                ),
             }
         )
     if args.json:
@@ -39,14 +42,16 @@ def list_discovered(context: Context) -> int:
     for row in rows:
         say(f"{safe(row['name'])}  ({safe(row['target'], TARGET_LIMIT)})")
         say(f"  {row['client']}, {row['scope']}: {safe(row['source'])}")
-        if not row["picked"]:
-            say(f"  (--server {safe(row['name'])} uses the one in {safe(first[row['name']])})")
+        if not row["trusted"]:
+            say(f"  not used: {safe(row['notUsed'])} (`rea-tui trust` lists what it runs and trusts the folder)")
+        elif "usedInstead" in row:
+            say(f"  (--server {safe(row['name'])} uses the one in {safe(row['usedInstead'])})")
     for problem in found.problems:
         say(f"warning: {safe(problem)}")
     if not rows:
         say("(no servers in the other clients' config files)")
     say(
         f"{len(rows)} servers from other clients' configs; `--server NAME` uses them when the rea-tui config "
-        "has no server of that name (the first listed wins)"
+        "has no server of that name (the user's own files first, then a trusted folder's)"
     )
     return ExitCode.OK

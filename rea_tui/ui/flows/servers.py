@@ -34,7 +34,7 @@ from rea_tui.ui.widgets.sidebar import ServerTree
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask
+    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask, TrustGate
     from rea_tui.ui.flows.dialogs import QuestionQueue
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
@@ -51,6 +51,10 @@ SIGN_IN_TIMEOUT = 300.0
 AUTHORIZATION_NEEDED = "authorization needed"
 # Log messages from this level up get a toast.
 TOAST_FROM_LEVEL = "error"
+
+
+def files_count(count: int) -> str:
+    return "1 config file" if count == 1 else f"{count} config files"
 
 
 def log_text(data: object) -> str:
@@ -300,7 +304,7 @@ class ServerFlow(Flow):
         """Nothing is configured: say which servers other clients have (f12 adds them)."""
         from rea_tui.host import discover
 
-        found = [s for s in discover().servers if s.name not in self.session.names]
+        found = [s for s in discover().servers if s.name not in self.session.names and not s.untrusted]
         if found:
             notify_plain(
                 self.screen.app,
@@ -309,6 +313,50 @@ class ServerFlow(Flow):
                 title="Discovered servers",
                 timeout=15,
             )
+
+    def offer_trust(self, gate: TrustGate) -> None:
+        """The folder's own config files are not trusted: show what they would run; Trust connects them."""
+        from rea_tui.ui.screens.trust_folder import TrustFolderScreen
+
+        def decided(trusted: bool | None) -> None:
+            if trusted:
+                self.trust_folder(gate)
+            else:
+                notify_plain(
+                    self.screen.app,
+                    f"{files_count(len(gate.untrusted))} of this folder not used (f12 lists their servers; "
+                    "`rea-tui trust` trusts the folder).",
+                    title="Folder not trusted",
+                    timeout=10,
+                )
+
+        self.screen.app.push_screen(TrustFolderScreen(gate), callback=decided)
+
+    def trust_folder(self, gate: TrustGate) -> None:
+        """Record the files as shown, then add and connect their servers (a name of the user's own is kept)."""
+        from rea_tui.host import DeferredInputs, TrustStore, TrustStoreError, trusted_folder_servers
+
+        try:
+            TrustStore().trust(gate.folder, gate.files)
+        except (OSError, TrustStoreError) as exc:
+            notify_plain(self.screen.app, f"The folder could not be trusted: {exc}", severity="error")
+            return
+        if self.session.inputs is None:
+            self.session.inputs = DeferredInputs()
+        # Read again through the gate: a file that changed since it was shown is not used.
+        specs, problems = trusted_folder_servers(self.session.inputs, self.session.names)
+        for problem in problems:
+            notify_plain(self.screen.app, problem, severity="error", timeout=10)
+        for spec in specs:
+            self.session.add_server(spec)
+            self.tree.set_server(spec.name, "connecting")
+            self.connect(spec.name)
+        notify_plain(
+            self.screen.app,
+            f"Trusted {gate.folder}: {len(specs)} server{'' if len(specs) == 1 else 's'} of its own added.",
+            title="Folder trusted",
+            timeout=8,
+        )
 
     def add_discovered(self) -> None:
         from rea_tui.host import discover
@@ -319,10 +367,11 @@ class ServerFlow(Flow):
             notify_plain(self.screen.app, "No other MCP client's config names a server this session lacks.")
             return
 
-        def chosen(names: list[str] | None) -> None:
-            for server in found:
-                if names and server.name in names:
-                    self.add(server)
+        def chosen(picked: list[int] | None) -> None:
+            # By position: two files may name the same server; an untrusted one cannot be picked.
+            for index in picked or []:
+                if not found[index].untrusted and found[index].name not in self.session.names:
+                    self.add(found[index])
 
         self.screen.app.push_screen(DiscoveredServersScreen(found), callback=chosen)
 

@@ -2,7 +2,8 @@
 
 Each shows its name, the client and file it came from, and what it runs or
 where it is; nothing starts until the analyst picks it. The bundled server
-stays.
+stays. A server from this folder's own files is listed with why it is not
+used until the folder is trusted, and cannot be picked.
 """
 
 from __future__ import annotations
@@ -27,16 +28,25 @@ SOURCE_LIMIT = 80
 
 
 def server_label(server: DiscoveredServer) -> Text:
-    label = plain_line(server.name, NAME_LIMIT, style="bold")
+    label = Text()
+    if server.untrusted:
+        # First, so a narrow dialog still shows it.
+        label.append("not used (folder not trusted)  ", style="bold yellow")
+    label.append_text(plain_line(server.name, NAME_LIMIT, style="dim" if server.untrusted else "bold"))
     label.append(f"  {server.client}", style="cyan")
     label.append("  ")
     label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
     label.append("  ")
     label.append_text(plain_line(str(server.source), SOURCE_LIMIT, style="dim italic"))
+    if server.untrusted:
+        label.append("  ")
+        label.append_text(plain_line(server.untrusted, SOURCE_LIMIT, style="yellow"))
     return label
 
 
-class DiscoveredServersScreen(ModalScreen[list[str] | None]):
+class DiscoveredServersScreen(ModalScreen[list[int] | None]):
+    """Dismissed with the positions of the servers picked (a folder's untrusted server cannot be picked)."""
+
     CSS_PATH = stylesheet("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="discovered-cancel", tooltip="Add none"),
@@ -49,12 +59,20 @@ class DiscoveredServersScreen(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="discovered", classes="dialog"):
             yield Static(Text("Servers in other MCP clients' configs", style="bold"), classes="dialog-title")
-            yield Static(
-                Text("Space picks; the ones picked are added to this session and started.", style="dim"),
-                classes="dialog-description",
-            )
+            about = Text("Space picks; the ones picked are added to this session and started.", style="dim")
+            if any(s.untrusted for s in self.servers):
+                about.append(
+                    "\nThis folder's own files are not used until you trust it (`rea-tui trust`, or start "
+                    "rea-tui here again and choose Trust).",
+                    style="yellow",
+                )
+            yield Static(about, classes="dialog-description")
             yield SelectionList[int](
-                *(Selection(server_label(s), index) for index, s in enumerate(self.servers)), id="discovered-list"
+                *(
+                    Selection(server_label(s), index, disabled=bool(s.untrusted))
+                    for index, s in enumerate(self.servers)
+                ),
+                id="discovered-list",
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add the picked servers", id="discovered-add", variant="primary")
@@ -66,7 +84,7 @@ class DiscoveredServersScreen(ModalScreen[list[str] | None]):
             self.dismiss(None)
             return
         picked = self.query_one("#discovered-list", SelectionList).selected
-        self.dismiss([self.servers[i].name for i in picked if isinstance(i, int)])
+        self.dismiss([i for i in picked if isinstance(i, int) and not self.servers[i].untrusted])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

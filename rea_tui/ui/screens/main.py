@@ -141,6 +141,9 @@ class MainScreen(Screen[None]):
         self.update_header()
         if getattr(self.app, "offer_discovered", False) and not self.offline:
             self.servers.offer_discovered()
+        untrusted = getattr(self.app, "untrusted_folder", None)
+        if untrusted is not None and not self.offline:
+            self.servers.offer_trust(untrusted)
 
     def _transcript_label(self) -> str:
         transcript = self.session.recorder.path
