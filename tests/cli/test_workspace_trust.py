@@ -36,6 +36,7 @@ COMMAND_ARGS: dict[str, tuple[str, ...]] = {
     "auth": ("login", "--no-browser"),
     "export": ("absent-session",),
     "servers": ("--no-connect",),
+    "session": ("start",),
 }
 ENV = {"SECRET": SECRET}
 
@@ -75,7 +76,9 @@ def test_every_command_in_an_untrusted_folder_starts_nothing_and_sends_nothing(f
                                                  and c.name not in NOT_CONFIG_COMMANDS]  # fmt: skip
     hostile = folder.stdio_names + folder.http_names
     shared = str(transcript(folder.root / "shared.jsonl", folder))
-    arguments = {**COMMAND_ARGS, "replay": (shared,)}
+    script = folder.root / "script.txt"
+    script.write_text("tools\n", encoding="utf-8")
+    arguments = {**COMMAND_ARGS, "replay": (shared,), "run": (str(script),)}
     runs: list[tuple[str, ...]] = []
     for index, name in enumerate(sorted(names - NOT_CONFIG_COMMANDS)):
         # Each command once by a hostile name (they take turns).
