@@ -227,17 +227,18 @@ class TargetAnalysis:
                 self._strings = TargetStrings(documents)
             return self._strings
 
-    def section_ranges(self, doc: Document) -> list[tuple[int, int]]:
-        """`[start, end)` of each section the document maps, from its layout."""
-        ranges = self._section_ranges.get(doc.name)
+    def section_ranges(self, doc: Document, *, code_only: bool = False) -> list[tuple[int, int]]:
+        """`[start, end)` of each section the document maps (or only its executable ones), from its layout."""
+        key = f"{doc.name}\0code" if code_only else doc.name
+        ranges = self._section_ranges.get(key)
         if ranges is None:
             ranges = []
             if doc.backend.error is None:
                 for section in doc.backend.layout().get("sections", []):
                     start = int(section["address"], 16)
-                    if start and section["size"]:
+                    if start and section["size"] and (not code_only or "exec" in section["flags"]):
                         ranges.append((start, start + int(section["size"])))
-            self._section_ranges[doc.name] = ranges
+            self._section_ranges[key] = ranges
         return ranges
 
     def references(self, doc: Document) -> ReferenceIndex:
@@ -252,6 +253,7 @@ class TargetAnalysis:
                     backend.absolute_ranges(),
                     backend.stub_sections(),
                     backend.import_slots(),
+                    self.section_ranges(doc, code_only=True),
                 )
                 self._references[doc.name] = index
             return index

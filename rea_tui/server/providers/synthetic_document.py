@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
+from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory
 from rea_tui.server.string_index import SectionBytes
@@ -134,7 +135,7 @@ class SyntheticDocument:
     def stub_sections(self) -> list[SectionBytes]:
         return []
 
-    def import_slots(self) -> dict[int, str]:
+    def import_slots(self) -> dict[int, SlotTarget]:
         return {}
 
     def layout(self) -> dict[str, Any]:

@@ -265,13 +265,15 @@ async def callees(call: ToolCall) -> Outcome:
     rows = []
     for target in targets:
         located = call.lookups.at_address(analysis, doc, target)
-        imported = index.imports.get(target)
+        stub = index.stubs.get(target)
+        reached = stub.address if stub is not None else None
         rows.append(
             {
                 "target": hex_address(target),
                 "procedure": procedure_ref(located) if located else None,
-                "names": list(located.record.names) if located else ([f"{imported}@plt"] if imported else []),
-                "import": imported,
+                "names": list(located.record.names) if located else ([f"{stub.name}@plt"] if stub else []),
+                "import": stub.name if stub else None,
+                "reaches": hex_address(reached) if reached is not None else None,
                 "sites": [{"at": hex_address(r.site), "kind": r.kind} for r in by_target[target]],
             }
         )
