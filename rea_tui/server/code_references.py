@@ -132,6 +132,31 @@ def procedure_end(
     return min(end, record.address + MAX_PROCEDURE_BYTES)
 
 
+def decode_plt_stubs(
+    mode: CapstoneMode, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]
+) -> dict[int, SlotTarget]:
+    """PLT stub address -> function, from each stub's `jmp [rip + slot]`.
+
+    A stub starts at its slot jump, or at the `endbr64` just before it
+    (`.plt.sec`, and `.plt.got` built for CET).
+    """
+    names: dict[int, SlotTarget] = {}
+    if not slots:
+        return names
+    disasm_lite = decoder(mode).disasm_lite
+    for section in stubs:
+        previous: tuple[int, int, str] | None = None
+        for address, size, mnemonic, operands in disasm_lite(section.data, section.address):
+            if mnemonic.rsplit(" ", 1)[-1] == "jmp":
+                slot = rip_target(operands, address + size)
+                if slot is not None and slot in slots:
+                    landing = previous is not None and previous[2] == "endbr64"
+                    start = previous[0] if landing and previous is not None else address
+                    names.setdefault(start, slots[slot])
+            previous = (address, size, mnemonic)
+    return names
+
+
 class ReferenceIndex:
     """References of one document, by target (for callers and find_references) and by source."""
 
@@ -151,7 +176,7 @@ class ReferenceIndex:
         found: list[CodeReference] = []
         if mode is not None:
             md = decoder(mode)
-            self.stubs = self._import_stubs(md, stubs, import_slots or {})
+            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
             sections = sorted(code_sections)
@@ -215,29 +240,6 @@ class ReferenceIndex:
             offset = reached + 1 if reached < len(code) else reached
             restarts += 1
         return out
-
-    @staticmethod
-    def _import_stubs(md: object, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
-        """PLT stub address -> function, from each stub's `jmp [rip + slot]`.
-
-        A stub starts at its slot jump, or at the `endbr64` just before it
-        (`.plt.sec`, and `.plt.got` built for CET).
-        """
-        names: dict[int, SlotTarget] = {}
-        if not slots:
-            return names
-        disasm_lite = md.disasm_lite  # type: ignore[attr-defined]
-        for section in stubs:
-            previous: tuple[int, int, str] | None = None
-            for address, size, mnemonic, operands in disasm_lite(section.data, section.address):
-                if mnemonic.rsplit(" ", 1)[-1] == "jmp":
-                    slot = rip_target(operands, address + size)
-                    if slot is not None and slot in slots:
-                        landing = previous is not None and previous[2] == "endbr64"
-                        start = previous[0] if landing and previous is not None else address
-                        names.setdefault(start, slots[slot])
-                previous = (address, size, mnemonic)
-        return names
 
     def __len__(self) -> int:
         return len(self.references)

@@ -15,7 +15,8 @@ import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from rea_tui.server.code_references import ReferenceIndex
+from rea_tui.server.code_listing import Symbolizer
+from rea_tui.server.code_references import ReferenceIndex, decode_plt_stubs
 from rea_tui.server.name_resolver import Item, make_item
 from rea_tui.server.prefix_index import PrefixIndex
 from rea_tui.server.procedure_inventory import DiscoveryReport, DocumentProcedures, discover, target_entries
@@ -108,6 +109,7 @@ class TargetAnalysis:
         self._strings: TargetStrings | None = None
         self._section_ranges: dict[str, list[tuple[int, int]]] = {}
         self._references: dict[str, ReferenceIndex] = {}
+        self._symbolizers: dict[str, Symbolizer] = {}
         self._build_lock = threading.Lock()
         """Strings and references are built by worker threads; one build per document."""
         self._id_base: dict[str, int] = {}
@@ -257,3 +259,25 @@ class TargetAnalysis:
                 )
                 self._references[doc.name] = index
             return index
+
+    def symbolizer(self, doc: Document) -> Symbolizer:
+        """Names for the listing: the document's PLT stubs, procedures, data symbols and strings."""
+        strings = self.strings().documents()
+        with self._build_lock:
+            found = self._symbolizers.get(doc.name)
+            if found is None:
+                backend = doc.backend
+                mode = backend.disassembly_target()
+                slots = backend.import_slots()
+                stubs = decode_plt_stubs(mode, backend.stub_sections(), slots) if mode else {}
+                own = next((index for candidate, index in strings if candidate is doc), None)
+                found = Symbolizer(
+                    backend.inventory.records,
+                    self.section_ranges(doc, code_only=True),
+                    stubs,
+                    backend.data_symbols(),
+                    own.strings if own is not None else [],
+                    slots,
+                )
+                self._symbolizers[doc.name] = found
+            return found

@@ -193,9 +193,11 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
     ToolDeclaration(
         "inspect_procedure",
         "Inspect procedure",
-        "Inspect one procedure: its names, address and a bounded capstone disassembly window, with the "
-        "procedures it calls. Answers with a narrowing reply when the procedure or document is missing, "
-        "unknown or ambiguous.",
+        "Inspect one procedure: its names, address and capstone listing of the whole procedure (bounded by "
+        "its size and section), max_instructions at a time from offset (next_offset while more remain), "
+        "with every call and jump target named and RIP-relative operands resolved to their string or "
+        "symbol. Answers with a narrowing reply when the procedure or document is missing, unknown or "
+        "ambiguous.",
         arguments_schema(
             {
                 "procedure": procedure_argument(),
@@ -207,6 +209,7 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
                     "maximum": MAX_INSTRUCTIONS,
                     "default": DEFAULT_MAX_INSTRUCTIONS,
                 },
+                "offset": {**OFFSET_ARGUMENT, "description": "Instruction to start the page at (next_offset)."},
             }
         ),
         or_narrowing(

@@ -67,6 +67,10 @@ class Truth:
     """PLT stub start -> objdump's label (`free@plt`, `*ABS*+0x9f1c0@plt`)."""
     relocations: list[tuple[int, str, int]] = field(default_factory=list)
     """`(offset, type, target)` of the dynamic relocations whose target is known."""
+    file_offsets: dict[str, int] = field(default_factory=dict)
+    """Section name -> where its bytes start in the file."""
+    all_symbol_names: set[str] = field(default_factory=set)
+    """Every defined symbol's name, of any type."""
     _edges: list[Instruction] | None = None
     _starts: list[int] | None = None
 
@@ -75,6 +79,15 @@ class Truth:
             if start <= address < end:
                 return name
         return None
+
+    def c_string(self, address: int, limit: int = 4096) -> bytes:
+        """The NUL-terminated bytes at `address`, read from the file through the section table."""
+        section = self.section_of(address)
+        if section is None or section not in self.file_offsets:
+            return b""
+        with open(self.path, "rb") as file:
+            file.seek(self.file_offsets[section] + address - self.sections[section][0])
+            return file.read(limit).split(b"\0", 1)[0]
 
     def stub_resolves_to(self, stub: int) -> tuple[str | None, int | None]:
         """What a PLT stub's label names: a symbol name, or an IRELATIVE resolver address."""
@@ -142,13 +155,17 @@ def load(path: str, cache: Path) -> Truth:
     truth = Truth(path)
     for line in _run(["readelf", "-S", "-W", path], cache / f"{stem}.sections").splitlines():
         found = re.match(
-            r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]{8,})\s+[0-9a-f]+\s+([0-9a-f]+)\s+\S+\s+(\S*A\S*)", line
+            r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+([0-9a-f]{8,})\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+(\S*A\S*)", line
         )
-        if found is not None and int(found.group(2), 16):
-            start = int(found.group(2), 16)
-            truth.sections[found.group(1)] = (start, start + int(found.group(3), 16))
+        if found is not None and int(found.group(3), 16):
+            start = int(found.group(3), 16)
+            truth.sections[found.group(1)] = (start, start + int(found.group(5), 16))
+            if found.group(2) != "NOBITS":
+                truth.file_offsets[found.group(1)] = int(found.group(4), 16)
     for line in _run(["readelf", "-s", "-W", path], cache / f"{stem}.symbols").splitlines():
         parts = line.split()
+        if len(parts) >= 8 and parts[0].endswith(":") and parts[6] != "UND":
+            truth.all_symbol_names.add(_strip_version(parts[7]))
         if len(parts) < 8 or not parts[0].endswith(":") or parts[3] not in ("FUNC", "IFUNC") or parts[6] == "UND":
             continue
         address, size = int(parts[1], 16), int(parts[2], 0)

@@ -10,6 +10,7 @@ precision >= 99%.
 
 from __future__ import annotations
 
+import json
 import platform
 import shutil
 import sys
@@ -193,3 +194,99 @@ async def test_address_references_agree_with_objdump(
     recall, precision = ratios(totals)
     print(f"{doc['name']}: address references recall {recall:.4f} precision {precision:.4f}")
     assert precision >= BAR and recall >= BAR
+
+
+async def whole_listing(server: LiveServer, document: str, address: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Every instruction of a procedure, paged through inspect_procedure's offset."""
+    rows: list[dict[str, Any]] = []
+    offset: int | None = 0
+    first: dict[str, Any] = {}
+    while offset is not None:
+        args = {"procedure": hex(address), "document": document, "offset": offset, "max_instructions": 512}
+        page = (await server.structured("inspect_procedure", args))["disassembly"]
+        first = first or page
+        assert page["truncated"] is (page["next_offset"] is not None)
+        rows.extend(page["instructions"])
+        offset = page["next_offset"]
+    return first, rows
+
+
+def unquoted(text: str) -> str:
+    value = json.loads(text)
+    assert isinstance(value, str)
+    return value
+
+
+@pytest.mark.parametrize("key", sorted(NAMED))
+async def test_the_listing_is_objdumps(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth], key: str
+) -> None:
+    """Same instructions, same branch targets named as objdump names them, RIP operands on the file's strings."""
+    doc, truth = documents[key], truths[key]
+    by_address = {i.address: i for i in truth.instructions}
+    named = strings = 0
+    for address, name in sample(truth, key):
+        size = next(s for a, s, n in truth.sized_symbols if a == address and n == name)
+        page, rows = await whole_listing(server, doc["name"], address)
+        want = [i.address for i in truth.instructions if address <= i.address < address + size]
+        assert [int(r["address"], 16) for r in rows] == want, name
+        assert page["instruction_count"] == len(want)
+        for row in rows:
+            insn = by_address[int(row["address"], 16)]
+            if insn.direct is not None:
+                assert int(row["target"]["address"], 16) == insn.direct
+                label = insn.direct_label or ""
+                if insn.direct in truth.plt_stubs:
+                    symbol, resolver = truth.stub_resolves_to(insn.direct)
+                    wanted = {symbol} if symbol else truth.symbol_names[resolver or 0]
+                    assert row["target"]["name"].removesuffix("@plt") in wanted, (label, row)
+                    named += 1
+                elif insn.direct in truth.symbol_names and "+" not in label:
+                    assert row["target"]["name"] in truth.symbol_names[insn.direct], (label, row)
+                    named += 1
+            if insn.rip_target is not None:
+                referent = row["refers_to"]
+                assert int(referent["address"], 16) == insn.rip_target
+                if "string" in referent:
+                    text = truth.c_string(insn.rip_target).decode("utf-8", "replace")
+                    shown = unquoted(referent["string"])
+                    assert text.startswith(shown.removesuffix("…")) and (shown.endswith("…") or text == shown)
+                    strings += 1
+    print(f"{doc['name']}: {named} branch targets named as objdump names them, {strings} strings quoted")
+    assert named > 0 and strings > 0
+
+
+async def test_init_stops_at_the_end_of_its_section(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth]
+) -> None:
+    doc, truth = documents["libpython"], truths["libpython"]
+    start, end = truth.sections[".init"]
+    page, rows = await whole_listing(server, doc["name"], start)
+    assert int(page["window"]["end"], 16) == end and rows[-1]["mnemonic"] == "ret"
+    assert [int(r["address"], 16) for r in rows] == [i.address for i in truth.instructions if start <= i.address < end]
+
+
+@pytest.mark.parametrize("key", sorted(NAMED))
+async def test_procedures_are_real_and_named_by_symbols(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth], key: str
+) -> None:
+    """No procedure inside a PLT section, and every procedure name is one of the file's symbols."""
+    doc, truth = documents[key], truths[key]
+    procedures = await server.all_procedures(doc["name"])
+    plt = [truth.sections[name] for name in ("plt", ".plt", ".plt.got", ".plt.sec") if name in truth.sections]
+    assert plt and not [p for p in procedures if any(lo <= int(p["address"], 16) < hi for lo, hi in plt)]
+    invented = {n for p in procedures for n in p["names"]} - truth.all_symbol_names
+    assert not invented
+
+
+@pytest.mark.parametrize("key", sorted(NAMED))
+async def test_string_addresses_hold_their_text(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth], key: str
+) -> None:
+    doc, truth = documents[key], truths[key]
+    found = await server.structured("search_strings", {"query": "error", "document": doc["name"], "limit": 500})
+    assert found["strings"]
+    for string in found["strings"]:
+        text = truth.c_string(int(string["address"], 16)).decode("utf-8", "replace")
+        assert text.startswith(string["text"]), string
+    print(f"{doc['name']}: {len(found['strings'])} string addresses hold their text")

@@ -20,6 +20,7 @@ from typing import Any
 import lief
 
 from rea_tui.server.binary_formats import sniff_format
+from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
@@ -276,6 +277,24 @@ class LiefDocument:
             for name in _PLT_SECTIONS
             if binary.has_section(name)
         ]
+
+    def data_symbols(self) -> list[DataSymbol]:
+        """ELF data objects (OBJECT and TLS symbols defined here), for naming what code and pointers reach."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return []
+        kinds = (lief.ELF.Symbol.TYPE.OBJECT, lief.ELF.Symbol.TYPE.TLS)
+        found: dict[int, DataSymbol] = {}
+        symbols: list[Any] = list(binary.symbols)
+        for sym in symbols:
+            if sym.type in kinds and sym.value and sym.shndx != 0 and sym.name:
+                address = int(sym.value)
+                named = DataSymbol(address, int(sym.size), clean_name(sym.name))
+                kept = found.get(address)
+                # One name per address: the larger object, then the first name in sort order.
+                if kept is None or (named.size, kept.name) > (kept.size, named.name):
+                    found[address] = named
+        return sorted(found.values(), key=lambda s: s.address)
 
     def import_slots(self) -> dict[int, SlotTarget]:
         """GOT slot address -> the function a PLT stub jumping through it reaches.

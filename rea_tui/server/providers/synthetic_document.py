@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
+from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory
@@ -133,6 +134,9 @@ class SyntheticDocument:
         return []  # position-independent, like the Mach-O binaries it imitates
 
     def stub_sections(self) -> list[SectionBytes]:
+        return []
+
+    def data_symbols(self) -> list[DataSymbol]:
         return []
 
     def import_slots(self) -> dict[int, SlotTarget]:
