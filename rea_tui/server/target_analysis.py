@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rea_tui.server.code_listing import Symbolizer
 from rea_tui.server.code_references import ReferenceIndex, decode_plt_stubs
+from rea_tui.server.data_references import DataReferenceIndex
 from rea_tui.server.name_resolver import Item, make_item
 from rea_tui.server.prefix_index import PrefixIndex
 from rea_tui.server.procedure_inventory import DiscoveryReport, DocumentProcedures, discover, target_entries
@@ -110,6 +111,8 @@ class TargetAnalysis:
         self._section_ranges: dict[str, list[tuple[int, int]]] = {}
         self._references: dict[str, ReferenceIndex] = {}
         self._symbolizers: dict[str, Symbolizer] = {}
+        self._data_references: dict[str, DataReferenceIndex] = {}
+        self._named_sections: dict[str, list[tuple[int, int, str]]] = {}
         self._build_lock = threading.Lock()
         """Strings and references are built by worker threads; one build per document."""
         self._id_base: dict[str, int] = {}
@@ -281,3 +284,29 @@ class TargetAnalysis:
                 )
                 self._symbolizers[doc.name] = found
             return found
+
+    def data_references(self, doc: Document) -> DataReferenceIndex:
+        """Pointers in the document's data: its relocations, and plain words in fixed-address documents."""
+        with self._build_lock:
+            found = self._data_references.get(doc.name)
+            if found is None:
+                backend = doc.backend
+                found = DataReferenceIndex(
+                    backend.data_relocations(), backend.data_sections(), backend.absolute_ranges(), backend.bits // 8
+                )
+                self._data_references[doc.name] = found
+            return found
+
+    def section_at(self, doc: Document, address: int) -> tuple[str, int] | None:
+        """The smallest mapped section holding `address`, and the address's offset in it."""
+        sections = self._named_sections.get(doc.name)
+        if sections is None:
+            sections = []
+            if doc.backend.error is None:
+                for section in doc.backend.layout().get("sections", []):
+                    start, size = int(section["address"], 16), int(section["size"])
+                    if start and size:
+                        sections.append((start, start + size, str(section["name"])))
+            self._named_sections[doc.name] = sections
+        holding = [(end - start, name, address - start) for start, end, name in sections if start <= address < end]
+        return min(holding)[1:] if holding else None

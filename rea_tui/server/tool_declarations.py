@@ -251,7 +251,9 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
         "Find references",
         "Find the procedures whose code refers to a string (resolved among the target's strings), an "
         "address, or a procedure: RIP-relative operands, absolute addresses, calls and tail jumps, found by "
-        "capstone. Give exactly one of string, address or procedure.",
+        "capstone; and the data that points to it (relocations, and aligned pointers in fixed-address "
+        "files), each with the data symbol holding it and the procedures using that symbol. searched says "
+        "what was looked at. Give exactly one of string, address or procedure.",
         arguments_schema(
             {
                 "string": name_argument("String text (or part of it) or string id from search_strings"),

@@ -80,14 +80,21 @@ class Truth:
                 return name
         return None
 
-    def c_string(self, address: int, limit: int = 4096) -> bytes:
-        """The NUL-terminated bytes at `address`, read from the file through the section table."""
-        section = self.section_of(address)
-        if section is None or section not in self.file_offsets:
+    def read(self, address: int, size: int) -> bytes:
+        """Bytes at a virtual address, read from the file through the section table."""
+        # Not section_of: .tbss (no file bytes) overlaps the sections after it in address.
+        section = next(
+            (n for n, (lo, hi) in self.sections.items() if lo <= address < hi and n in self.file_offsets), None
+        )
+        if section is None:
             return b""
         with open(self.path, "rb") as file:
             file.seek(self.file_offsets[section] + address - self.sections[section][0])
-            return file.read(limit).split(b"\0", 1)[0]
+            return file.read(size)
+
+    def c_string(self, address: int, limit: int = 4096) -> bytes:
+        """The NUL-terminated bytes at `address`."""
+        return self.read(address, limit).split(b"\0", 1)[0]
 
     def stub_resolves_to(self, stub: int) -> tuple[str | None, int | None]:
         """What a PLT stub's label names: a symbol name, or an IRELATIVE resolver address."""
@@ -179,8 +186,17 @@ def load(path: str, cache: Path) -> Truth:
     for found in _FDE.finditer(_run(["readelf", "--debug-dump=frames", path], cache / f"{stem}.frames")):
         start, end = int(found.group(1), 16), int(found.group(2), 16)
         truth.functions.setdefault(start, end - start)
+    relr = False
     for line in _run(["readelf", "-r", "-W", path], cache / f"{stem}.relocations").splitlines():
         parts = line.split()
+        if line.startswith("Relocation section"):
+            relr = ".relr." in line
+            continue
+        if relr and len(parts) == 1 and re.fullmatch(r"[0-9a-f]{8,}", parts[0]):
+            # RELR lists only offsets: the address to relocate is the word already at each one.
+            offset = int(parts[0], 16)
+            truth.relocations.append((offset, "RELR", int.from_bytes(truth.read(offset, 8), "little")))
+            continue
         if len(parts) < 4 or not parts[2].startswith("R_X86_64_"):
             continue
         kind = parts[2].removeprefix("R_X86_64_")

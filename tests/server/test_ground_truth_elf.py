@@ -290,3 +290,82 @@ async def test_string_addresses_hold_their_text(
         text = truth.c_string(int(string["address"], 16)).decode("utf-8", "replace")
         assert text.startswith(string["text"]), string
     print(f"{doc['name']}: {len(found['strings'])} string addresses hold their text")
+
+
+def printable(text: bytes) -> bool:
+    return len(text) >= 4 and all(0x20 <= b < 0x7F or b == 0x09 for b in text)
+
+
+@pytest.mark.parametrize("key", sorted(NAMED))
+async def test_data_references_are_the_relocations_that_point_at_strings(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth], key: str
+) -> None:
+    """Recall over readelf's relocations whose target is a string; every reported pointer is one of them."""
+    doc, truth = documents[key], truths[key]
+    rodata = truth.sections[".rodata"]
+    by_target: dict[int, set[int]] = {}
+    for offset, _kind, target in truth.relocations:
+        if rodata[0] <= target < rodata[1]:
+            by_target.setdefault(target, set()).add(offset)
+    targets = [t for t in sorted(by_target) if printable(truth.c_string(t))]
+    assert targets, "a real library keeps pointers to strings in its data"
+    totals = []
+    for target in targets[:: max(1, len(targets) // 40)][:40]:
+        reply = await server.structured("find_references", {"address": hex(target), "document": doc["name"]})
+        assert reply["searched"]["data"] and reply["data_next_offset"] is None
+        got = {int(row["at"], 16) for row in reply["data_references"]}
+        totals.append(score(hex(target), by_target[target], got))
+    recall, precision = ratios(totals)
+    print(f"{doc['name']}: data references to strings recall {recall:.4f} precision {precision:.4f}")
+    assert recall >= 0.95 and precision >= BAR
+
+
+async def test_a_string_in_libpython_is_found_through_data_and_its_object(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth]
+) -> None:
+    """ModuleNotFoundError: pointed to from data (held by named symbols); its deep-frozen copy through its object."""
+    doc, truth = documents["libpython"], truths["libpython"]
+    found = await server.structured("search_strings", {"query": "ModuleNotFoundError", "document": doc["name"]})
+    exact = {s["section"]: s for s in found["strings"] if s["text"] == "ModuleNotFoundError"}
+    plain = await server.structured("find_references", {"string": str(exact[".rodata"]["id"])})
+    address = int(exact[".rodata"]["address"], 16)
+    want = {offset for offset, _kind, target in truth.relocations if target == address}
+    assert want and {int(r["at"], 16) for r in plain["data_references"]} == want
+    holders = [r["holder"].split("+", 1)[0] for r in plain["data_references"]]
+    assert set(holders) <= truth.all_symbol_names, holders
+    frozen = exact.get(".data")
+    if frozen is not None:  # a deep-frozen build keeps a PyASCIIObject around the text
+        inside = await server.structured("find_references", {"string": str(frozen["id"])})
+        start = int(inside["query"]["inside"]["address"], 16)
+        assert inside["query"]["inside"]["symbol"].startswith("const_str_")
+        pointing = {offset for offset, _kind, target in truth.relocations if target == start}
+        assert {int(r["at"], 16) for r in inside["data_references"]} == pointing
+        users = {i.address for i in truth.instructions if i.rip_target == start}
+        assert {int(s["at"], 16) for row in inside["references"] for s in row["sites"]} == users
+
+
+async def test_a_reference_into_a_longer_string_says_so(
+    server: LiveServer, documents: dict[str, dict[str, Any]], truths: dict[str, Truth]
+) -> None:
+    """A RIP-relative operand that lands mid-string (a merged suffix) is reported with its offset and text."""
+    doc, truth = documents["libpython"], truths["libpython"]
+    rodata = truth.sections[".rodata"]
+    merged = next(
+        i
+        for i in truth.instructions
+        if i.rip_target is not None
+        and rodata[0] <= i.rip_target < rodata[1]
+        and printable(truth.c_string(i.rip_target))
+        and printable(truth.c_string(i.rip_target - 1))
+    )
+    suffix = truth.c_string(merged.rip_target).decode()
+    found = await server.structured("search_strings", {"query": suffix, "document": doc["name"], "limit": 500})
+    whole = next(
+        s
+        for s in found["strings"]
+        if int(s["address"], 16) < merged.rip_target < int(s["address"], 16) + len(s["text"].encode())
+    )
+    refs = await paged(server, "find_references", "references", {"string": str(whole["id"])})
+    site = next(s for row in refs for s in row["sites"] if int(s["at"], 16) == merged.address)
+    assert site["offset"] == merged.rip_target - int(whole["address"], 16)
+    assert unquoted(site["suffix"]) == suffix

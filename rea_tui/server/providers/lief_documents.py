@@ -22,6 +22,7 @@ import lief
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
+from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
@@ -295,6 +296,31 @@ class LiefDocument:
                 if kept is None or (named.size, kept.name) > (kept.size, named.name):
                     found[address] = named
         return sorted(found.values(), key=lambda s: s.address)
+
+    def data_relocations(self) -> list[Relocation]:
+        """Dynamic relocations that write an address the document defines: its pointers (ELF)."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return []
+        width = self.bits // 8
+        found: list[Relocation] = []
+        relocations: list[Any] = list(binary.relocations)
+        for reloc in relocations:
+            kind = relocation_kind(reloc)
+            site = int(reloc.address)
+            if kind in ("RELATIVE", "IRELATIVE", "RELR"):
+                target = int(reloc.addend)
+                if str(reloc.encoding).endswith("RELR"):
+                    kind = "RELR"
+                if not target:  # RELR and REL keep the addend in the slot itself
+                    target = int.from_bytes(self.read(site, width), "little")
+            elif kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.shndx != 0 and reloc.symbol.value:
+                target = int(reloc.symbol.value) + int(reloc.addend)
+            else:
+                continue  # imports, TLS offsets, copies: no address of this document
+            if target:
+                found.append(Relocation(site, target, kind))
+        return found
 
     def import_slots(self) -> dict[int, SlotTarget]:
         """GOT slot address -> the function a PLT stub jumping through it reaches.
