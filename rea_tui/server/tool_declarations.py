@@ -209,7 +209,12 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
                     "maximum": MAX_INSTRUCTIONS,
                     "default": DEFAULT_MAX_INSTRUCTIONS,
                 },
-                "offset": {**OFFSET_ARGUMENT, "description": "Instruction to start the page at (next_offset)."},
+                # No default: clients fill defaults in, and an unasked-for offset would crowd every call.
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Instruction to start the page at (next_offset; 0 when not given).",
+                },
             }
         ),
         or_narrowing(
