@@ -193,11 +193,9 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
     ToolDeclaration(
         "inspect_procedure",
         "Inspect procedure",
-        "Inspect one procedure: its names, address and capstone listing of the whole procedure (bounded by "
-        "its size and section), max_instructions at a time from offset (next_offset while more remain), "
-        "with every call and jump target named and RIP-relative operands resolved to their string or "
-        "symbol. Answers with a narrowing reply when the procedure or document is missing, unknown or "
-        "ambiguous.",
+        "Inspect one procedure: its names, address and capstone listing (the whole procedure, a page at a "
+        "time from offset), targets and strings named. Answers with a narrowing reply when the procedure "
+        "or document is missing, unknown or ambiguous.",
         arguments_schema(
             {
                 "procedure": procedure_argument(),
@@ -254,11 +252,9 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
     ToolDeclaration(
         "find_references",
         "Find references",
-        "Find the procedures whose code refers to a string (resolved among the target's strings), an "
-        "address, or a procedure: RIP-relative operands, absolute addresses, calls and tail jumps, found by "
-        "capstone; and the data that points to it (relocations, and aligned pointers in fixed-address "
-        "files), each with the data symbol holding it and the procedures using that symbol. searched says "
-        "what was looked at. Give exactly one of string, address or procedure.",
+        "Find what refers to a string (resolved among the target's strings), an address, or a procedure: "
+        "code (RIP-relative operands, absolute addresses, calls and tail jumps, by capstone) and data "
+        "(relocations, pointers) with the symbol holding each. Give exactly one of string, address or procedure.",
         arguments_schema(
             {
                 "string": name_argument("String text (or part of it) or string id from search_strings"),
