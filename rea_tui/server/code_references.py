@@ -1,20 +1,24 @@
 """Which code refers to which address: one capstone pass over a document's procedures.
 
 Every procedure is decoded from its start to its size (or to the next
-procedure) and four kinds of reference are kept:
+procedure, or the end of its code section) and four kinds of reference are kept:
 
 - `call`: a direct call (`call 0x...`, `bl #0x...`);
-- `jump`: a direct jump into another procedure (a tail call);
+- `jump`: a direct jump, conditional or not, that leaves the procedure for
+  another procedure's start or a PLT stub (a tail call);
 - `rip_relative`: an x86-64 RIP-relative operand (`lea rdi, [rip + 0x...]`,
   `mov rax, qword ptr [rip + 0x...]`), resolved to its absolute address;
-- `immediate`: an absolute address written as an immediate or an absolute
-  memory operand, kept only when it falls inside the document's mapped
-  sections; position-independent documents pass no ranges (their code holds
-  no absolute addresses, so every such constant would be a false match).
+- `immediate`: an absolute address used as one (an absolute memory operand,
+  or an immediate moved or pushed), kept only when it falls inside the
+  document's mapped sections. Position-independent documents pass no ranges:
+  their code holds no absolute addresses, so every such constant would be a
+  false match. Branch targets are never immediates, and neither are the
+  operands of comparisons or arithmetic (`cmp eax, 0x1770`).
 
-ELF PLT stubs are decoded too, so a call into the PLT is named after the
-imported function (`strlen@plt`). The index is built once per document, on
-first use, and kept until the target changes.
+ELF PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) are decoded too, so a call or
+tail jump into one is named after the function its GOT slot reaches
+(`strlen@plt`). The index is built once per document, on first use, and kept
+until the target changes.
 """
 
 from __future__ import annotations
@@ -37,14 +41,37 @@ MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 MAX_DECODE_RESTARTS: Final = 64
 """Undecodable bytes skipped per procedure before the rest of it is given up."""
 
-PLT_ENTRY_BYTES: Final = 16
-"""x86-64 PLT entries are 16 bytes, aligned; the slot jump sits inside one."""
-
 _CALLS: Final = frozenset({"call", "bl", "blx", "jal"})
-_JUMPS: Final = frozenset({"jmp", "b", "j"})
+_JUMPS: Final = frozenset({"b", "loop", "loope", "loopne", "cbz", "cbnz", "tbz", "tbnz"})
+"""Direct jumps besides x86's `j*` family and ARM's `b.cond`."""
+_ADDRESS_MOVES: Final = frozenset({"mov", "movabs", "push"})
+"""Instructions whose immediate operand can be an address put in a register or on the stack."""
 _RIP_OPERAND = re.compile(r"\[rip ([+-]) (0x[0-9a-f]+|[0-9]+)\]")
-_ABSOLUTE_MEMORY = re.compile(r"\[(0x[0-9a-f]+)\]")
+_ABSOLUTE_MEMORY = re.compile(r"(?<![a-z]:)\[(0x[0-9a-f]+)\]")
+"""`[0x...]`, but not `fs:[0x28]` (thread-local, not an address in the image)."""
 _IMMEDIATE = re.compile(r"^#?(0x[0-9a-f]+)$")
+
+
+def is_jump(verb: str) -> bool:
+    """A jump mnemonic (without prefixes): x86 `jmp`/`jcc`, ARM `b`/`b.cond`/`cbz`, RISC-V `j`."""
+    return verb.startswith("j") or verb.startswith("b.") or verb in _JUMPS
+
+
+def branch_target(verb: str, operands: str) -> int | None:
+    """The target of a direct call or jump (its last operand), or None."""
+    if verb not in _CALLS and not is_jump(verb):
+        return None
+    direct = _IMMEDIATE.match(operands.rsplit(", ", 1)[-1])
+    return int(direct.group(1), 16) if direct is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class SlotTarget:
+    """What a GOT slot (and so a PLT stub jumping through it) reaches."""
+
+    name: str
+    address: int | None = None
+    """The function's address when the document defines it (a local symbol, an IRELATIVE resolver)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +84,7 @@ class CodeReference:
     kind: ReferenceKind
 
 
-def _rip_target(operands: str, next_address: int) -> int | None:
+def rip_target(operands: str, next_address: int) -> int | None:
     found = _RIP_OPERAND.search(operands)
     if found is None:
         return None
@@ -83,6 +110,53 @@ class _Ranges:
         return at >= 0 and address < self._ends[at]
 
 
+def procedure_end(
+    records: Sequence[ProcedureRecord], position: int, code_sections: Sequence[tuple[int, int]] = ()
+) -> int:
+    """Where a procedure's code ends: its size, else the next procedure, never past its code section.
+
+    `code_sections` are sorted `[start, end)` ranges; `_init` (no size, in a
+    section of its own) then stops at the end of `.init`.
+    """
+    record = records[position]
+    following = records[position + 1].address if position + 1 < len(records) else None
+    if record.size:
+        end = record.address + record.size
+    elif following is not None:
+        end = following
+    else:
+        end = record.address + MAX_PROCEDURE_BYTES
+    at = bisect_right([start for start, _ in code_sections], record.address) - 1
+    if at >= 0 and record.address < code_sections[at][1]:
+        end = min(end, code_sections[at][1])
+    return min(end, record.address + MAX_PROCEDURE_BYTES)
+
+
+def decode_plt_stubs(
+    mode: CapstoneMode, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]
+) -> dict[int, SlotTarget]:
+    """PLT stub address -> function, from each stub's `jmp [rip + slot]`.
+
+    A stub starts at its slot jump, or at the `endbr64` just before it
+    (`.plt.sec`, and `.plt.got` built for CET).
+    """
+    names: dict[int, SlotTarget] = {}
+    if not slots:
+        return names
+    disasm_lite = decoder(mode).disasm_lite
+    for section in stubs:
+        previous: tuple[int, int, str] | None = None
+        for address, size, mnemonic, operands in disasm_lite(section.data, section.address):
+            if mnemonic.rsplit(" ", 1)[-1] == "jmp":
+                slot = rip_target(operands, address + size)
+                if slot is not None and slot in slots:
+                    landing = previous is not None and previous[2] == "endbr64"
+                    start = previous[0] if landing and previous is not None else address
+                    names.setdefault(start, slots[slot])
+            previous = (address, size, mnemonic)
+    return names
+
+
 class ReferenceIndex:
     """References of one document, by target (for callers and find_references) and by source."""
 
@@ -93,18 +167,21 @@ class ReferenceIndex:
         mode: CapstoneMode | None,
         absolute_ranges: Sequence[tuple[int, int]],
         stubs: Sequence[SectionBytes] = (),
-        import_slots: dict[int, str] | None = None,
+        import_slots: dict[int, SlotTarget] | None = None,
+        code_sections: Sequence[tuple[int, int]] = (),
     ) -> None:
         self.decoded_instructions = 0
-        self.imports: dict[int, str] = {}
+        self.stubs: dict[int, SlotTarget] = {}
+        """PLT stub address -> the function it reaches."""
         found: list[CodeReference] = []
         if mode is not None:
             md = decoder(mode)
-            self.imports = self._import_stubs(md, stubs, import_slots or {})
+            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
+            sections = sorted(code_sections)
             for position, record in enumerate(records):
-                end = self._procedure_end(records, position)
+                end = procedure_end(records, position, sections)
                 code = read(record.address, end - record.address)
                 found.extend(self._scan(md, position, record.address, code, starts, mapped))
         found.sort(key=lambda r: (r.target, r.site))
@@ -113,18 +190,6 @@ class ReferenceIndex:
         self._by_source: dict[int, list[CodeReference]] = {}
         for ref in sorted(found, key=lambda r: r.site):
             self._by_source.setdefault(ref.source, []).append(ref)
-
-    @staticmethod
-    def _procedure_end(records: Sequence[ProcedureRecord], position: int) -> int:
-        record = records[position]
-        following = records[position + 1].address if position + 1 < len(records) else None
-        if record.size:
-            end = record.address + record.size
-        elif following is not None:
-            end = following
-        else:
-            end = record.address + MAX_PROCEDURE_BYTES
-        return min(end, record.address + MAX_PROCEDURE_BYTES)
 
     def _scan(
         self,
@@ -148,24 +213,25 @@ class ReferenceIndex:
                 if "0x" not in operands and "rip" not in operands:
                     continue
                 verb = mnemonic.rsplit(" ", 1)[-1]  # drop prefixes such as "bnd" or "notrack"
-                if verb in _CALLS or verb in _JUMPS:
-                    direct = _IMMEDIATE.match(operands)
-                    if direct is not None:
-                        target = int(direct.group(1), 16)
-                        if verb in _CALLS:
-                            out.append(CodeReference(address, position, target, "call"))
-                        elif not start <= target < end and target in starts:
-                            out.append(CodeReference(address, position, target, "jump"))
-                        continue
+                target = branch_target(verb, operands)
+                if target is not None:
+                    if verb in _CALLS:
+                        out.append(CodeReference(address, position, target, "call"))
+                    elif not start <= target < end and (target in starts or target in self.stubs):
+                        out.append(CodeReference(address, position, target, "jump"))
+                    continue
                 if "rip" in operands:
-                    rip = _rip_target(operands, address + size)
+                    rip = rip_target(operands, address + size)
                     if rip is not None:
                         out.append(CodeReference(address, position, rip, "rip_relative"))
                     continue
-                if not mapped:
+                if not mapped or verb in _CALLS or is_jump(verb):
                     continue
                 for operand in operands.split(", "):
-                    memory = _ABSOLUTE_MEMORY.search(operand) if "[" in operand else _IMMEDIATE.match(operand)
+                    if "[" in operand:
+                        memory = _ABSOLUTE_MEMORY.search(operand)
+                    else:
+                        memory = _IMMEDIATE.match(operand) if verb in _ADDRESS_MOVES else None
                     if memory is not None:
                         target = int(memory.group(1), 16)
                         if target in mapped:
@@ -174,22 +240,6 @@ class ReferenceIndex:
             offset = reached + 1 if reached < len(code) else reached
             restarts += 1
         return out
-
-    @staticmethod
-    def _import_stubs(md: object, stubs: Sequence[SectionBytes], slots: dict[int, str]) -> dict[int, str]:
-        """PLT stub address -> imported name, from each stub's `jmp [rip + slot]`."""
-        names: dict[int, str] = {}
-        if not slots:
-            return names
-        disasm_lite = md.disasm_lite  # type: ignore[attr-defined]
-        for section in stubs:
-            for address, size, mnemonic, operands in disasm_lite(section.data, section.address):
-                if mnemonic.rsplit(" ", 1)[-1] != "jmp":
-                    continue
-                slot = _rip_target(operands, address + size)
-                if slot is not None and slot in slots:
-                    names.setdefault(address & ~(PLT_ENTRY_BYTES - 1), slots[slot])
-        return names
 
     def __len__(self) -> int:
         return len(self.references)
@@ -201,13 +251,25 @@ class ReferenceIndex:
     def from_source(self, position: int) -> list[CodeReference]:
         return self._by_source.get(position, [])
 
+    def stub_name(self, address: int) -> str | None:
+        """`strlen@plt` for a PLT stub's address, else None."""
+        stub = self.stubs.get(address)
+        return f"{stub.name}@plt" if stub is not None else None
+
     def to_procedure(self, address: int, names: Sequence[str]) -> list[CodeReference]:
-        """References to a procedure: to its address, and to the PLT stubs of any of its names.
+        """References to a procedure: to its address, and to the PLT stubs that reach it.
 
         A shared library calls its own exported functions through the PLT
-        (they may be interposed), so most callers of such a function call its stub.
+        (they may be interposed), so most callers of such a function call its
+        stub. A stub reaches the procedure when its slot resolves to the
+        procedure's address, or, for an imported function the document does not
+        define, when it bears one of the procedure's names.
         """
         wanted = set(names)
-        stubs = [stub for stub, name in self.imports.items() if name in wanted]
+        stubs = [
+            stub
+            for stub, slot in self.stubs.items()
+            if slot.address == address or (slot.address is None and slot.name in wanted)
+        ]
         found = [ref for target in (address, *stubs) for ref in self.to_range(target, target + 1)]
         return sorted(found, key=lambda r: r.site)

@@ -1,4 +1,4 @@
-"""capstone, imported on first use: decoding modes and bounded disassembly windows."""
+"""capstone, imported on first use: decoding modes and decoders."""
 
 from __future__ import annotations
 
@@ -31,20 +31,3 @@ def decoder(mode: CapstoneMode) -> Any:
     md = capstone.Cs(*mode)
     md.detail = False
     return md
-
-
-def disassemble(mode: CapstoneMode, code: bytes, address: int, max_instructions: int) -> list[dict[str, Any]]:
-    """Decode at most `max_instructions` instructions of `code` placed at `address`."""
-    out: list[dict[str, Any]] = []
-    for insn in decoder(mode).disasm(code, address):
-        out.append(
-            {
-                "address": f"0x{insn.address:x}",
-                "bytes": bytes(insn.bytes).hex(),
-                "mnemonic": insn.mnemonic,
-                "operands": insn.op_str,
-            }
-        )
-        if len(out) >= max_instructions:
-            break
-    return out

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from rea_tui.server.binary_formats import sniff_format
+from rea_tui.server.code_listing import DataSymbol
+from rea_tui.server.code_references import SlotTarget
+from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode
 from rea_tui.server.providers.base import DocumentInventory, InventoryProvider, Provider
 from rea_tui.server.providers.synthetic import SyntheticSpec, build_inventories, build_providers
@@ -54,7 +57,11 @@ class DocumentBackend(Protocol):
 
     def stub_sections(self) -> list[SectionBytes]: ...
 
-    def import_slots(self) -> dict[int, str]: ...
+    def import_slots(self) -> dict[int, SlotTarget]: ...
+
+    def data_symbols(self) -> list[DataSymbol]: ...
+
+    def data_relocations(self) -> list[Relocation]: ...
 
 
 @dataclass(slots=True)

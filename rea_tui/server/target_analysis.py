@@ -15,7 +15,9 @@ import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from rea_tui.server.code_references import ReferenceIndex
+from rea_tui.server.code_listing import Symbolizer
+from rea_tui.server.code_references import ReferenceIndex, decode_plt_stubs
+from rea_tui.server.data_references import DataReferenceIndex
 from rea_tui.server.memory_release import collection_paused
 from rea_tui.server.name_resolver import Item, make_item
 from rea_tui.server.prefix_index import PrefixIndex
@@ -109,6 +111,9 @@ class TargetAnalysis:
         self._strings: TargetStrings | None = None
         self._section_ranges: dict[str, list[tuple[int, int]]] = {}
         self._references: dict[str, ReferenceIndex] = {}
+        self._symbolizers: dict[str, Symbolizer] = {}
+        self._data_references: dict[str, DataReferenceIndex] = {}
+        self._named_sections: dict[str, list[tuple[int, int, str]]] = {}
         self._build_lock = threading.Lock()
         """Strings and references are built by worker threads; one build per document."""
         self._id_base: dict[str, int] = {}
@@ -236,17 +241,18 @@ class TargetAnalysis:
                     self._strings = TargetStrings(documents)
             return self._strings
 
-    def section_ranges(self, doc: Document) -> list[tuple[int, int]]:
-        """`[start, end)` of each section the document maps, from its layout."""
-        ranges = self._section_ranges.get(doc.name)
+    def section_ranges(self, doc: Document, *, code_only: bool = False) -> list[tuple[int, int]]:
+        """`[start, end)` of each section the document maps (or only its executable ones), from its layout."""
+        key = f"{doc.name}\0code" if code_only else doc.name
+        ranges = self._section_ranges.get(key)
         if ranges is None:
             ranges = []
             if doc.backend.error is None:
                 for section in doc.backend.layout().get("sections", []):
                     start = int(section["address"], 16)
-                    if start and section["size"]:
+                    if start and section["size"] and (not code_only or "exec" in section["flags"]):
                         ranges.append((start, start + int(section["size"])))
-            self._section_ranges[doc.name] = ranges
+            self._section_ranges[key] = ranges
         return ranges
 
     def references(self, doc: Document) -> ReferenceIndex:
@@ -258,8 +264,7 @@ class TargetAnalysis:
                 self._references[doc.name] = index
             return index
 
-    @staticmethod
-    def _reference_index(doc: Document) -> ReferenceIndex:
+    def _reference_index(self, doc: Document) -> ReferenceIndex:
         backend = doc.backend
         return ReferenceIndex(
             backend.inventory.records,
@@ -268,4 +273,57 @@ class TargetAnalysis:
             backend.absolute_ranges(),
             backend.stub_sections(),
             backend.import_slots(),
+            self.section_ranges(doc, code_only=True),
         )
+
+    def symbolizer(self, doc: Document) -> Symbolizer:
+        """Names for the listing: the document's PLT stubs, procedures, data symbols and strings."""
+        strings = self.strings().documents()
+        with self._build_lock:
+            found = self._symbolizers.get(doc.name)
+            if found is None:
+                backend = doc.backend
+                mode = backend.disassembly_target()
+                slots = backend.import_slots()
+                stubs = decode_plt_stubs(mode, backend.stub_sections(), slots) if mode else {}
+                own = next((index for candidate, index in strings if candidate is doc), None)
+                found = Symbolizer(
+                    backend.inventory.records,
+                    self.section_ranges(doc, code_only=True),
+                    stubs,
+                    backend.data_symbols(),
+                    own.strings if own is not None else [],
+                    slots,
+                )
+                self._symbolizers[doc.name] = found
+            return found
+
+    def data_references(self, doc: Document) -> DataReferenceIndex:
+        """Pointers in the document's data: its relocations, and plain words in fixed-address documents."""
+        with self._build_lock:
+            found = self._data_references.get(doc.name)
+            if found is None:
+                backend = doc.backend
+                with collection_paused():
+                    found = DataReferenceIndex(
+                        backend.data_relocations(),
+                        backend.data_sections(),
+                        backend.absolute_ranges(),
+                        backend.bits // 8,
+                    )
+                self._data_references[doc.name] = found
+            return found
+
+    def section_at(self, doc: Document, address: int) -> tuple[str, int] | None:
+        """The smallest mapped section holding `address`, and the address's offset in it."""
+        sections = self._named_sections.get(doc.name)
+        if sections is None:
+            sections = []
+            if doc.backend.error is None:
+                for section in doc.backend.layout().get("sections", []):
+                    start, size = int(section["address"], 16), int(section["size"])
+                    if start and size:
+                        sections.append((start, start + size, str(section["name"])))
+            self._named_sections[doc.name] = sections
+        holding = [(end - start, name, address - start) for start, end, name in sections if start <= address < end]
+        return min(holding)[1:] if holding else None

@@ -193,9 +193,9 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
     ToolDeclaration(
         "inspect_procedure",
         "Inspect procedure",
-        "Inspect one procedure: its names, address and a bounded capstone disassembly window, with the "
-        "procedures it calls. Answers with a narrowing reply when the procedure or document is missing, "
-        "unknown or ambiguous.",
+        "Inspect one procedure: its names, address and capstone listing (the whole procedure, a page at a "
+        "time from offset), targets and strings named. Answers with a narrowing reply when the procedure "
+        "or document is missing, unknown or ambiguous.",
         arguments_schema(
             {
                 "procedure": procedure_argument(),
@@ -206,6 +206,12 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
                     "minimum": 1,
                     "maximum": MAX_INSTRUCTIONS,
                     "default": DEFAULT_MAX_INSTRUCTIONS,
+                },
+                # No default: clients fill defaults in, and an unasked-for offset would crowd every call.
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Instruction to start the page at (next_offset; 0 when not given).",
                 },
             }
         ),
@@ -246,9 +252,9 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
     ToolDeclaration(
         "find_references",
         "Find references",
-        "Find the procedures whose code refers to a string (resolved among the target's strings), an "
-        "address, or a procedure: RIP-relative operands, absolute addresses, calls and tail jumps, found by "
-        "capstone. Give exactly one of string, address or procedure.",
+        "Find what refers to a string (resolved among the target's strings), an address, or a procedure: "
+        "code (RIP-relative operands, absolute addresses, calls and tail jumps, by capstone) and data "
+        "(relocations, pointers) with the symbol holding each. Give exactly one of string, address or procedure.",
         arguments_schema(
             {
                 "string": name_argument("String text (or part of it) or string id from search_strings"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,9 @@ from typing import Any
 import lief
 
 from rea_tui.server.binary_formats import sniff_format
+from rea_tui.server.code_listing import DataSymbol
+from rea_tui.server.code_references import SlotTarget
+from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
@@ -135,14 +139,18 @@ class LiefDocument:
         def executable(address: int) -> bool:
             return any(address in r for r in ranges) if ranges else True
 
+        stubs = self._plt_ranges(binary)
+        # LIEF invents names for the ELF functions it finds without a symbol
+        # (`__dt_init_array` for each init_array entry); ELF names come from symbols only.
+        function_names = self._kind != "ELF"
         for fn in binary.functions:
             address = int(fn.address)
             if base and address < base:
                 address += base
-            if address <= 0 or not executable(address):
-                continue
+            if address <= 0 or not executable(address) or any(lo <= address < hi for lo, hi in stubs):
+                continue  # PLT sections are stubs, shown as sections, not procedures
             bucket = names[address]
-            if fn.name:
+            if fn.name and function_names:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
@@ -168,6 +176,27 @@ class LiefDocument:
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
+
+    def _plt_ranges(self, binary: Any) -> list[tuple[int, int]]:
+        if self._kind != "ELF":
+            return []
+        found = (binary.get_section(name) for name in _PLT_SECTIONS if binary.has_section(name))
+        return [(int(s.virtual_address), int(s.virtual_address) + int(s.size)) for s in found]
+
+    @property
+    def position_independent(self) -> bool:
+        """Whether the code runs at any address, so it holds no absolute addresses.
+
+        An ELF shared object or PIE has type ET_DYN whether or not it has an
+        interpreter (LIEF's `is_pie` asks for PT_INTERP, so it calls libpython
+        fixed-address).
+        """
+        binary = self._binary
+        if binary is None:
+            return False
+        if self._kind == "ELF":
+            return bool(binary.header.file_type == lief.ELF.Header.FILE_TYPE.DYN)
+        return bool(binary.is_pie)
 
     # -- bytes and layout ----------------------------------------------------------
 
@@ -217,7 +246,7 @@ class LiefDocument:
             "bits": self.bits,
             "entrypoint": hex_address(int(binary.entrypoint)),
             "imagebase": hex_address(int(binary.imagebase)),
-            "pie": bool(binary.is_pie),
+            "pie": self.position_independent,
             "nx": bool(binary.has_nx),
             "sections": sections,
             "segments": segments,
@@ -246,7 +275,7 @@ class LiefDocument:
     def absolute_ranges(self) -> list[tuple[int, int]]:
         """Where an absolute address in code can point; empty for position-independent code."""
         binary = self._binary
-        if binary is None or bool(binary.is_pie):
+        if binary is None or self.position_independent:
             return []
         base = self._imagebase(binary)
         raw_sections: list[Any] = list(binary.sections)
@@ -267,13 +296,73 @@ class LiefDocument:
             if binary.has_section(name)
         ]
 
-    def import_slots(self) -> dict[int, str]:
-        """GOT slot address -> imported function name (ELF PLT relocations)."""
+    def data_symbols(self) -> list[DataSymbol]:
+        """ELF data objects (OBJECT and TLS symbols defined here), for naming what code and pointers reach."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return []
+        kinds = (lief.ELF.Symbol.TYPE.OBJECT, lief.ELF.Symbol.TYPE.TLS)
+        found: dict[int, DataSymbol] = {}
+        symbols: list[Any] = list(binary.symbols)
+        for sym in symbols:
+            if sym.type in kinds and sym.value and sym.shndx != 0 and sym.name:
+                address = int(sym.value)
+                named = DataSymbol(address, int(sym.size), clean_name(sym.name))
+                kept = found.get(address)
+                # One name per address: the larger object, then the first name in sort order.
+                if kept is None or (named.size, kept.name) > (kept.size, named.name):
+                    found[address] = named
+        return sorted(found.values(), key=lambda s: s.address)
+
+    def data_relocations(self) -> list[Relocation]:
+        """Dynamic relocations that write an address the document defines: its pointers (ELF)."""
+        binary = self._binary
+        if binary is None or self._kind != "ELF":
+            return []
+        width = self.bits // 8
+        found: list[Relocation] = []
+        relocations: list[Any] = list(binary.relocations)
+        for reloc in relocations:
+            kind = relocation_kind(reloc)
+            site = int(reloc.address)
+            if kind in ("RELATIVE", "IRELATIVE", "RELR"):
+                target = int(reloc.addend)
+                if str(reloc.encoding).endswith("RELR"):
+                    kind = "RELR"
+                if not target:  # RELR and REL keep the addend in the slot itself
+                    target = int.from_bytes(self.read(site, width), "little")
+            elif kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.shndx != 0 and reloc.symbol.value:
+                target = int(reloc.symbol.value) + int(reloc.addend)
+            else:
+                continue  # imports, TLS offsets, copies: no address of this document
+            if target:
+                found.append(Relocation(site, target, kind))
+        return found
+
+    def import_slots(self) -> dict[int, SlotTarget]:
+        """GOT slot address -> the function a PLT stub jumping through it reaches.
+
+        `.plt`/`.plt.sec` stubs jump through JUMP_SLOT slots, `.plt.got` stubs
+        through GLOB_DAT (or absolute) slots; an IRELATIVE slot holds what its
+        resolver returns, and the resolver is the GNU_IFUNC symbol (`strlen`)
+        at the relocation's addend.
+        """
         binary = self._binary
         if binary is None or self._kind != "ELF":
             return {}
-        relocations: list[Any] = list(binary.pltgot_relocations)
-        return {int(r.address): clean_name(r.symbol.name) for r in relocations if r.has_symbol and r.symbol.name}
+        at_address = {r.address: r.names[0] for r in self.inventory.records if r.names}
+        slots: dict[int, SlotTarget] = {}
+        relocations: list[Any] = list(binary.relocations)
+        for reloc in relocations:
+            kind = relocation_kind(reloc)
+            if kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.name:
+                symbol = reloc.symbol
+                defined = int(symbol.value) if symbol.shndx != 0 and symbol.value else None
+                slots.setdefault(int(reloc.address), SlotTarget(clean_name(symbol.name), defined))
+            elif kind == "IRELATIVE" and int(reloc.addend) in at_address:
+                resolver = int(reloc.addend)
+                slots.setdefault(int(reloc.address), SlotTarget(at_address[resolver], resolver))
+        return slots
 
 
 def _kind(binary: Any) -> str:
@@ -286,7 +375,17 @@ def _kind(binary: Any) -> str:
     return "unknown"
 
 
-_PLT_SECTIONS = (".plt", ".plt.sec")
+_PLT_SECTIONS = (".plt", ".plt.sec", ".plt.got")
+_RELOCATION_ARCH = re.compile(r"^(?:X86_64|AARCH64|ARM|386|I386|RISCV|PPC64|PPC)_")
+
+
+def relocation_kind(reloc: Any) -> str:
+    """An ELF relocation's type without its LIEF enum and architecture prefix: `JUMP_SLOT`, `RELATIVE`."""
+    return _RELOCATION_ARCH.sub("", str(reloc.type).rsplit(".", 1)[-1])
+
+
+_SLOT_RELOCATIONS = frozenset({"JUMP_SLOT", "GLOB_DAT", "64", "ABS64", "GLOB_DAT32", "32"})
+"""Relocation types (after the architecture prefix) that fill a GOT slot with a symbol's address."""
 _ELF_LOADER_DATA = (".eh_frame", ".gcc_except_table", ".got", ".init_array", ".fini_array", ".tbss")
 
 

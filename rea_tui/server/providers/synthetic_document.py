@@ -12,6 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
+from rea_tui.server.code_listing import DataSymbol
+from rea_tui.server.code_references import SlotTarget
+from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory
 from rea_tui.server.string_index import SectionBytes
@@ -135,7 +138,13 @@ class SyntheticDocument:
     def stub_sections(self) -> list[SectionBytes]:
         return []
 
-    def import_slots(self) -> dict[int, str]:
+    def data_symbols(self) -> list[DataSymbol]:
+        return []
+
+    def data_relocations(self) -> list[Relocation]:
+        return []
+
+    def import_slots(self) -> dict[int, SlotTarget]:
         return {}
 
     def layout(self) -> dict[str, Any]:

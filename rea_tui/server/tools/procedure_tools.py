@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 import anyio.to_thread
 
-from rea_tui.server.disassembly import disassemble
+from rea_tui.server.code_listing import listing
 from rea_tui.server.name_resolver import Narrowing
 from rea_tui.server.providers.base import InventoryProvider, ProviderError
 from rea_tui.server.providers.output_validation import validate_documents, validate_page
-from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref
+from rea_tui.server.target_lookups import document_ref, procedure_ref
 from rea_tui.server.text_forms import hex_address
 from rea_tui.server.tool_declarations import DEFAULT_MAX_INSTRUCTIONS
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
 from rea_tui.server.tool_registry import Handler
 from rea_tui.server.tool_services import ToolCall
-
-DEFAULT_WINDOW_BYTES: Final = 256
-"""Disassembly window of a procedure whose size is unknown."""
-MAX_WINDOW_BYTES: Final = 1024
-_CALL_MNEMONICS: Final = frozenset({"call", "bl", "jal"})
 
 
 async def list_documents(call: ToolCall) -> Outcome:
@@ -75,30 +70,6 @@ async def list_procedures(call: ToolCall) -> Outcome:
     )
 
 
-def _disassembly(procedure: LocatedProcedure, max_instructions: int, names_at: Any) -> dict[str, Any]:
-    doc, record = procedure.document, procedure.record
-    window = min(record.size or DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES)
-    code = doc.backend.read(record.address, window)
-    mode = doc.backend.disassembly_target()
-    instructions = disassemble(mode, code, record.address, max_instructions) if mode and code else []
-    calls: list[dict[str, Any]] = []
-    for insn in instructions:
-        if insn["mnemonic"] in _CALL_MNEMONICS and insn["operands"].lstrip("#").startswith("0x"):
-            try:
-                callee = int(insn["operands"].lstrip("#"), 16)
-            except ValueError:
-                continue
-            calls.append({"at": insn["address"], "target": hex_address(callee), "names": names_at(callee)})
-    return {
-        "arch": doc.backend.arch,
-        "window": {"start": hex_address(record.address), "bytes": len(code)},
-        "instructions": instructions,
-        "truncated": len(instructions) >= max_instructions,
-        "calls": calls,
-        "note": None if instructions else "no bytes could be read or decoded at this address",
-    }
-
-
 async def inspect_procedure(call: ToolCall) -> Outcome:
     analysis = await call.lookups.ready()
     if isinstance(analysis, Failure):
@@ -112,13 +83,17 @@ async def inspect_procedure(call: ToolCall) -> Outcome:
     doc = located.document
     if doc.backend.error:
         return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
-
-    def names_at(address: int) -> list[str]:
-        record = analysis.record_at(doc, address)
-        return list(record.names) if record else []
-
     max_instructions = int(call.args.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS))
-    disassembly = await anyio.to_thread.run_sync(_disassembly, located, max_instructions, names_at)
+    offset = int(call.args.get("offset", 0))
+
+    def page() -> dict[str, Any]:
+        symbols = analysis.symbolizer(doc)
+        return listing(
+            doc.backend.disassembly_target(), doc.backend.read, symbols, located.position, offset, max_instructions
+        )
+
+    disassembly = await anyio.to_thread.run_sync(page)
+    disassembly["arch"] = doc.backend.arch
     return Evidence(
         {
             "document": document_ref(doc),

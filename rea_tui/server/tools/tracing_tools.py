@@ -8,12 +8,14 @@ and provider arguments follow seed 003 like every other name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import anyio.to_thread
 
+from rea_tui.server.code_listing import DataSymbol, Symbolizer, quoted
 from rea_tui.server.code_references import CodeReference, ReferenceIndex
+from rea_tui.server.data_references import DataReference, DataReferenceIndex
 from rea_tui.server.name_resolver import Item, Narrowing, Reason, is_missing, match, narrowing, not_found
 from rea_tui.server.string_index import MAX_STRING_CHARS
 from rea_tui.server.target import Document
@@ -28,6 +30,8 @@ REFERENCE_SUBJECTS: Final = ("string", "address", "procedure")
 """What find_references accepts; exactly one of them."""
 
 CALL_KINDS: Final = frozenset({"call", "jump"})
+MAX_USERS_SHOWN: Final = 10
+"""Procedures shown per data reference as the users of the symbol holding it (used_by_total counts all)."""
 
 
 def _string_entry(located: LocatedString) -> dict[str, Any]:
@@ -132,7 +136,11 @@ def _resolve_address(analysis: TargetAnalysis, value: Any, pinned: Document | No
 
 
 def _procedures_referring(
-    analysis: TargetAnalysis, doc: Document, refs: Sequence[CodeReference], call: ToolCall
+    analysis: TargetAnalysis,
+    doc: Document,
+    refs: Sequence[CodeReference],
+    call: ToolCall,
+    annotate: Callable[[int], dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], int | None, int]:
     """References grouped by referring procedure, in address order, a page at a time."""
     grouped: dict[int, list[CodeReference]] = {}
@@ -144,10 +152,72 @@ def _procedures_referring(
     for position in sources:
         procedure = LocatedProcedure(doc, position, analysis.procedure_id(doc, position))
         sites = [
-            {"at": hex_address(r.site), "kind": r.kind, "target": hex_address(r.target)} for r in grouped[position]
+            {
+                "at": hex_address(r.site),
+                "kind": r.kind,
+                "target": hex_address(r.target),
+                **(annotate(r.target) if annotate else {}),
+            }
+            for r in grouped[position]
         ]
         rows.append({"procedure": procedure_ref(procedure), "sites": sites})
     return rows, next_offset, len(grouped)
+
+
+def _users(analysis: TargetAnalysis, doc: Document, index: ReferenceIndex, symbol: DataSymbol) -> dict[str, Any]:
+    """The procedures whose code refers to a data symbol: a data reference followed one level."""
+    refs = index.to_range(symbol.address, symbol.address + max(symbol.size, 1))
+    sources = sorted({r.source for r in refs})
+    shown = [procedure_ref(LocatedProcedure(doc, p, analysis.procedure_id(doc, p))) for p in sources[:MAX_USERS_SHOWN]]
+    return {"used_by": shown, "used_by_total": len(sources)}
+
+
+def _data_rows(
+    analysis: TargetAnalysis,
+    doc: Document,
+    refs: Sequence[DataReference],
+    index: ReferenceIndex,
+    symbols: Symbolizer,
+    call: ToolCall,
+    annotate: Callable[[int], dict[str, Any]] | None,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Data references a page at a time, each with what holds it and the code that uses its holder."""
+    offset, limit = call.page()
+    chunk, next_offset = _page(refs, offset, limit)
+    rows = []
+    for ref in chunk:
+        row: dict[str, Any] = {
+            "at": hex_address(ref.site),
+            "kind": ref.kind,
+            "type": ref.detail,
+            "target": hex_address(ref.target),
+            **(annotate(ref.target) if annotate else {}),
+        }
+        holder = symbols.data_symbol(ref.site)
+        section = analysis.section_at(doc, ref.site)
+        row["section"] = section[0] if section else None
+        if holder is not None:
+            offset_in = ref.site - holder.address
+            row["holder"] = holder.name if offset_in == 0 else f"{holder.name}+0x{offset_in:x}"
+            row.update(_users(analysis, doc, index, holder))
+        else:
+            row["holder"] = symbols.name(ref.site) or (f"{section[0]}+0x{section[1]:x}" if section else None)
+        rows.append(row)
+    return rows, next_offset
+
+
+def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
+    """What find_references looked at in this document, and what it could not."""
+    searched: dict[str, Any] = {"code": "direct calls and jumps, RIP-relative and absolute operands (capstone)"}
+    if doc.backend.format == "ELF":
+        pointers = f" and aligned pointers in {', '.join(data.scanned_sections)}" if data.scanned_sections else ""
+        searched["data"] = f"dynamic relocations{pointers}"
+    elif data.scanned_sections:
+        searched["data"] = f"aligned pointers in {', '.join(data.scanned_sections)}"
+    else:
+        searched["data"] = None
+        searched["not_searched"] = f"{doc.backend.format} relocations (rebases, binds, base relocations) are not read"
+    return searched
 
 
 async def _reference_index(analysis: TargetAnalysis, doc: Document) -> ReferenceIndex:
@@ -193,21 +263,53 @@ async def find_references(call: ToolCall) -> Outcome:
     if doc.backend.error:
         return Failure(f"{doc.name} could not be parsed: {doc.backend.error}")
     index = await _reference_index(analysis, doc)
+    data = await anyio.to_thread.run_sync(analysis.data_references, doc)
+    symbols = await anyio.to_thread.run_sync(analysis.symbolizer, doc)
     refs = index.to_procedure(low, names) if subject == "procedure" else index.to_range(low, high)
-    rows, next_offset, total = _procedures_referring(analysis, doc, refs, call)
+    data_refs = data.to_range(low, high)
+    annotate = None
+    if subject == "string":
+        container = symbols.data_symbol(low)
+        if container is not None and container.address < low:
+            # The text lives inside a larger object (a deep-frozen const_str_...): its users refer to the object.
+            query["inside"] = {"symbol": container.name, "address": hex_address(container.address)}
+            refs = sorted([*refs, *index.to_range(container.address, low)], key=lambda r: r.site)
+            data_refs = [*data.to_range(container.address, low), *data_refs]
+        annotate = _string_annotation(doc, low, high, container if "inside" in query else None)
+    rows, next_offset, total = _procedures_referring(analysis, doc, refs, call, annotate)
+    data_rows, data_next = _data_rows(analysis, doc, data_refs, index, symbols, call, annotate)
     offset, limit = call.page()
     return Evidence(
         {
             "document": document_ref(doc),
             "query": query,
+            "searched": _searched(doc, data),
             "offset": offset,
             "limit": limit,
             "total": total,
             "next_offset": next_offset,
             "reference_count": len(refs),
             "references": rows,
+            "data_total": len(data_refs),
+            "data_next_offset": data_next,
+            "data_references": data_rows,
         }
     )
+
+
+def _string_annotation(
+    doc: Document, low: int, high: int, container: DataSymbol | None
+) -> Callable[[int], dict[str, Any]]:
+    """Per-site notes for a string: a target past its start points at a suffix (merged strings)."""
+
+    def annotate(target: int) -> dict[str, Any]:
+        if container is not None and target < low:
+            return {"via": container.name}
+        if low < target < high:
+            return {"suffix": quoted(doc.backend.read(target, high - target)), "offset": target - low}
+        return {}
+
+    return annotate
 
 
 # -- the call graph --------------------------------------------------------------------------
@@ -265,13 +367,15 @@ async def callees(call: ToolCall) -> Outcome:
     rows = []
     for target in targets:
         located = call.lookups.at_address(analysis, doc, target)
-        imported = index.imports.get(target)
+        stub = index.stubs.get(target)
+        reached = stub.address if stub is not None else None
         rows.append(
             {
                 "target": hex_address(target),
                 "procedure": procedure_ref(located) if located else None,
-                "names": list(located.record.names) if located else ([f"{imported}@plt"] if imported else []),
-                "import": imported,
+                "names": list(located.record.names) if located else ([f"{stub.name}@plt"] if stub else []),
+                "import": stub.name if stub else None,
+                "reaches": hex_address(reached) if reached is not None else None,
                 "sites": [{"at": hex_address(r.site), "kind": r.kind} for r in by_target[target]],
             }
         )

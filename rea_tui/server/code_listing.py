@@ -1,0 +1,199 @@
+"""A procedure's listing, like objdump's: the whole procedure a page at a time, every target named.
+
+The procedure is decoded from its start to its end (its size, else the next
+procedure, never past its code section; see `code_references.procedure_end`)
+and handed out `max_instructions` at a time from an instruction offset, with
+`truncated` true and a `next_offset` while instructions remain. Every direct
+call and jump names its target (`strlen@plt`, `PyErr_Format`,
+`_PyEval_EvalFrameDefault+0x1f8`) and every RIP-relative operand the string or
+symbol it lands on. Names are the document's own (symbols, PLT slots); an
+address no symbol covers is left unnamed.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from rea_tui.server.code_references import (
+    MAX_PROCEDURE_BYTES,
+    SlotTarget,
+    branch_target,
+    is_jump,
+    procedure_end,
+    rip_target,
+)
+from rea_tui.server.disassembly import CapstoneMode, decoder
+from rea_tui.server.providers.base import ProcedureRecord
+from rea_tui.server.string_index import FoundString
+from rea_tui.server.text_forms import hex_address
+
+SHOWN_STRING_CHARS: Final = 80
+"""Longest string text quoted beside an operand (objdump-like comments stay one line)."""
+
+_QUOTED_BYTES: Final = SHOWN_STRING_CHARS * 4
+"""Bytes read for a quoted string: enough for its shown characters in UTF-8."""
+_CALLS: Final = frozenset({"call", "bl", "blx", "jal"})
+
+
+@dataclass(frozen=True, slots=True)
+class DataSymbol:
+    address: int
+    size: int
+    name: str
+
+
+class Symbolizer:
+    """Names for addresses of one document: PLT stubs, procedures, data symbols and strings."""
+
+    def __init__(
+        self,
+        records: Sequence[ProcedureRecord],
+        code_sections: Sequence[tuple[int, int]],
+        stubs: dict[int, SlotTarget],
+        data_symbols: Sequence[DataSymbol],
+        strings: Sequence[FoundString],
+        slots: dict[int, SlotTarget] | None = None,
+    ) -> None:
+        self.records = records
+        self.slots = slots or {}
+        """GOT slot address -> the function whose address it holds (named `free@got`)."""
+        self.code_sections = sorted(code_sections)
+        self.stubs = stubs
+        self._starts = [r.address for r in records]
+        self._ends = [procedure_end(records, i, self.code_sections) for i in range(len(records))]
+        self._data = sorted(data_symbols, key=lambda s: s.address)
+        self._data_starts = [s.address for s in self._data]
+        self._strings = strings
+        self._string_starts = [s.address for s in strings]
+
+    def procedure_at(self, address: int) -> int | None:
+        """Position of the procedure whose code holds `address`."""
+        at = bisect_right(self._starts, address) - 1
+        return at if at >= 0 and address < self._ends[at] else None
+
+    def starts_at(self, address: int) -> int | None:
+        """Position of the procedure that starts at `address`."""
+        at = bisect_right(self._starts, address) - 1
+        return at if at >= 0 and self._starts[at] == address else None
+
+    def end_of(self, position: int) -> int:
+        return self._ends[position]
+
+    def name(self, address: int) -> str | None:
+        """`strlen@plt`, `free@got`, `name`, `name+0x1f8`, or None when no symbol covers the address."""
+        stub = self.stubs.get(address)
+        if stub is not None:
+            return f"{stub.name}@plt"
+        slot = self.slots.get(address)
+        if slot is not None:
+            return f"{slot.name}@got"
+        at = self.procedure_at(address)
+        if at is not None and self.records[at].names:
+            return _offset_name(self.records[at].names[0], address - self._starts[at])
+        symbol = self.data_symbol(address)
+        if symbol is not None:
+            return _offset_name(symbol.name, address - symbol.address)
+        return None
+
+    def data_symbol(self, address: int) -> DataSymbol | None:
+        at = bisect_right(self._data_starts, address) - 1
+        if at < 0:
+            return None
+        symbol = self._data[at]
+        return symbol if address < symbol.address + max(symbol.size, 1) else None
+
+    def string(self, address: int) -> tuple[FoundString, int] | None:
+        """The string holding `address` and the offset of `address` in it."""
+        at = bisect_right(self._string_starts, address) - 1
+        if at < 0:
+            return None
+        found = self._strings[at]
+        return (found, address - found.address) if address < found.address + found.size else None
+
+
+def _offset_name(name: str, offset: int) -> str:
+    return name if offset == 0 else f"{name}+0x{offset:x}"
+
+
+def quoted(raw: bytes) -> str:
+    """C string bytes (up to their NUL) as one JSON-quoted line, cut to `SHOWN_STRING_CHARS`."""
+    text = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    if len(text) > SHOWN_STRING_CHARS:
+        text = text[: SHOWN_STRING_CHARS - 1] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def listing(
+    mode: CapstoneMode | None,
+    read: Any,
+    symbols: Symbolizer,
+    position: int,
+    offset: int,
+    max_instructions: int,
+) -> dict[str, Any]:
+    """One page of the listing of the procedure at `position` in the document's records."""
+    record = symbols.records[position]
+    start, end = record.address, symbols.end_of(position)
+    code: bytes = read(start, min(end - start, MAX_PROCEDURE_BYTES)) if end > start else b""
+    decoded = list(decoder(mode).disasm(code, start)) if mode is not None and code else []
+    page = decoded[offset : offset + max_instructions]
+    instructions: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for insn in page:
+        row: dict[str, Any] = {
+            "address": hex_address(insn.address),
+            "bytes": bytes(insn.bytes).hex(),
+            "mnemonic": insn.mnemonic,
+            "operands": insn.op_str,
+        }
+        verb = insn.mnemonic.rsplit(" ", 1)[-1]
+        target = branch_target(verb, insn.op_str)
+        if target is not None:
+            name = symbols.name(target)
+            if name is None and start <= target < start + len(code):
+                name = _offset_name(record.names[0], target - start) if record.names else None
+            row["target"] = {"address": hex_address(target), "name": name}
+            leaves = not start <= target < end and (target in symbols.stubs or symbols.starts_at(target) is not None)
+            if verb in _CALLS or (is_jump(verb) and leaves):
+                callee = symbols.starts_at(target)
+                if target in symbols.stubs:
+                    names = [name] if name is not None else []
+                else:
+                    names = list(symbols.records[callee].names) if callee is not None else []
+                calls.append({"at": row["address"], "target": hex_address(target), "names": names})
+        elif "rip" in insn.op_str:
+            pointed = rip_target(insn.op_str, insn.address + insn.size)
+            if pointed is not None:
+                row["refers_to"] = _referent(symbols, read, pointed)
+        instructions.append(row)
+    next_offset = offset + len(page) if offset + len(page) < len(decoded) else None
+    note = None
+    if not decoded:
+        note = "no bytes could be read or decoded at this address"
+    elif decoded[-1].address + decoded[-1].size < start + len(code):
+        note = f"capstone stopped at {hex_address(decoded[-1].address + decoded[-1].size)}, an undecodable byte"
+    return {
+        "window": {"start": hex_address(start), "end": hex_address(start + len(code)), "bytes": len(code)},
+        "instruction_count": len(decoded),
+        "offset": offset,
+        "instructions": instructions,
+        "truncated": next_offset is not None,
+        "next_offset": next_offset,
+        "calls": calls,
+        "note": note,
+    }
+
+
+def _referent(symbols: Symbolizer, read: Any, address: int) -> dict[str, Any]:
+    """What a RIP-relative operand lands on: a string (quoted from the byte it points at) or a symbol."""
+    found: dict[str, Any] = {"address": hex_address(address), "name": symbols.name(address)}
+    string = symbols.string(address)
+    if string is not None:
+        # Read to the NUL: the string index's runs stop at control characters such as a final newline.
+        found["string"] = quoted(read(address, _QUOTED_BYTES))
+        found["string_address"] = hex_address(string[0].address)
+    return found
