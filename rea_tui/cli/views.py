@@ -59,7 +59,9 @@ def listing_lines(listing: DisassemblyListing) -> list[str]:
             sanitize_line(insn.operands, CELL_LIMIT),
         ]
         line = COLUMN_GAP.join(parts).rstrip()
-        lines.append(f"{line}  ; {sanitize_line(insn.target, CELL_LIMIT)}" if insn.target else line)
+        if insn.target:
+            line = f"{line}  <{sanitize_line(insn.target, CELL_LIMIT)}>"
+        lines.append(f"{line}  ; {sanitize_line(insn.comment, CELL_LIMIT)}" if insn.comment else line)
     return lines
 
 

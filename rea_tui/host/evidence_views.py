@@ -32,6 +32,8 @@ class Instruction:
     operands: str
     # The symbol a call or jump goes to (`PyErr_NoMemory`, `PyUnicode_AsEncodedString+0x2b8`), if known.
     target: str = ""
+    # What an operand's memory address holds, as objdump's comment: a quoted string or a symbol.
+    comment: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,11 @@ def _symbolizer(data: dict[str, Any], disassembly: dict[str, Any]) -> Callable[[
             if target is not None:
                 by_target[target] = name
 
-    def symbol(site: str, operands: str) -> str:
+    def symbol(site: str, operands: str, named: str) -> str:
         if site in by_site:
             return by_site[site]
+        if named:  # the server's own name for the target (`strlen@plt`, `_PyCodec_Lookup+0x1f8`)
+            return named
         target = _address(operands)
         if target is None:
             return ""
@@ -159,6 +163,15 @@ def _symbolizer(data: dict[str, Any], disassembly: dict[str, Any]) -> Callable[[
     return symbol
 
 
+def _operand_comment(row: dict[str, Any]) -> str:
+    """objdump's `# <symbol>` for a RIP-relative operand, or the string it loads, quoted by the server."""
+    referent = _dict(row.get("refers_to"))
+    string = referent.get("string")
+    if isinstance(string, str) and string:
+        return string
+    return _text(referent.get("name")) if referent.get("name") else ""
+
+
 def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
     disassembly = _dict(data.get("disassembly"))
     rows = _dicts(disassembly.get("instructions"))
@@ -169,9 +182,15 @@ def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
     for row in rows:
         address, mnemonic, operands = _text(row.get("address")), _text(row.get("mnemonic")), _text(row.get("operands"))
         branch = _BRANCHES.fullmatch(mnemonic.strip().lower()) is not None
+        named = _text(_dict(row.get("target")).get("name")) if _dict(row.get("target")).get("name") else ""
         instructions.append(
             Instruction(
-                address, _text(row.get("bytes")), mnemonic, operands, symbol(address, operands) if branch else ""
+                address,
+                _text(row.get("bytes")),
+                mnemonic,
+                operands,
+                symbol(address, operands, named) if branch else "",
+                _operand_comment(row),
             )
         )
     procedure = _procedure_label(_dict(data.get("procedure")))
@@ -181,7 +200,12 @@ def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
     if isinstance(window.get("bytes"), int):
         notes.append(f"a {window['bytes']:,}-byte window from {_text(window.get('start'))}")
     if disassembly.get("truncated") is True:
-        notes.append("the procedure goes on past the window")
+        following = disassembly.get("next_offset")
+        notes.append(
+            f"the procedure goes on past this page (offset={following} lists the next)"
+            if isinstance(following, int)
+            else "the procedure goes on past the window"
+        )
     if isinstance(disassembly.get("note"), str) and disassembly["note"]:
         notes.append(disassembly["note"])
     return DisassemblyListing(title, tuple(instructions), "; ".join(notes))

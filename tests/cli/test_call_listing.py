@@ -52,3 +52,12 @@ def test_the_approval_shows_what_the_server_declares_now(tmp_path: Path) -> None
     declared.write_text("destructive")
     second = rea("call", "wipe", "path=/tmp/x", *server).expect(1)
     assert "destructiveHint=true" in second.out and "readOnlyHint=true" not in second.out
+
+
+def test_a_listing_reads_like_objdump_on_the_default_target() -> None:
+    """Calls through the PLT are named and RIP-relative operands quote the string they load (objdump's comments)."""
+    run = rea("call", "inspect_procedure", "procedure=_PyCodec_Lookup", "max_instructions=300", "--yes").expect(0)
+    lines = run.out.splitlines()
+    assert any(line.endswith("<strlen@plt>") and " call " in line for line in lines), run.out
+    assert any(line.endswith('; "unknown encoding: %s"') and " lea " in line for line in lines), run.out
+    assert any("<_PyCodec_Lookup+0x" in line for line in lines), run.out
