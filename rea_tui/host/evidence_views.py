@@ -129,7 +129,7 @@ def _in_document(data: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- disassembly
 
 
-def _symbolizer(data: dict[str, Any], disassembly: dict[str, Any]) -> Callable[[str, str], str]:
+def _symbolizer(data: dict[str, Any], disassembly: dict[str, Any]) -> Callable[[str, str, str], str]:
     """Names for the direct targets of calls and jumps: the server's call names, or an offset in this procedure."""
     procedure = _dict(data.get("procedure"))
     start = _address(procedure.get("address"))
