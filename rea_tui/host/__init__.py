@@ -80,6 +80,11 @@ _EXPORTS: dict[str, str] = {
     "ResultTable": "evidence_views",
     "ResultView": "evidence_views",
     "result_views": "evidence_views",
+    "RowFacts": "evidence_views",
+    "InspectionHistory": "evidence_actions",
+    "RowAction": "evidence_actions",
+    "row_actions": "evidence_actions",
+    "row_label": "evidence_actions",
     "run_tool_call": "tool_call",
     "MAX_CANDIDATES": "narrowing",
     "NarrowingCandidate": "narrowing",
@@ -297,9 +302,14 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
+    from rea_tui.host.evidence_actions import InspectionHistory as InspectionHistory
+    from rea_tui.host.evidence_actions import RowAction as RowAction
+    from rea_tui.host.evidence_actions import row_actions as row_actions
+    from rea_tui.host.evidence_actions import row_label as row_label
     from rea_tui.host.evidence_views import DisassemblyListing as DisassemblyListing
     from rea_tui.host.evidence_views import ResultTable as ResultTable
     from rea_tui.host.evidence_views import ResultView as ResultView
+    from rea_tui.host.evidence_views import RowFacts as RowFacts
     from rea_tui.host.evidence_views import result_views as result_views
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus

@@ -21,6 +21,7 @@ from rea_tui.ui.widgets import dropdown as dropdown_module
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
+from rea_tui.ui.widgets.result_view import ViewTable
 from rea_tui.ui.widgets.sidebar import ServerTree
 from tests.support.pilot import make_app, screen_text, wait_for
 from tests.support.scenarios import (
@@ -215,7 +216,7 @@ async def test_evidence_reads_as_a_listing_the_json_is_f7_away_and_f8_widens_it(
         assert entry.ref == "E-0001"
         await select_evidence(pilot, entry.id)
         detail = app.main.query_one(EvidenceDetail)
-        listing = str(detail.query_one(".disassembly-listing", Static).render())
+        listing = "\n".join(detail.query_one(".disassembly-listing", ViewTable).rows_text)
         first = entry.structured["disassembly"]["instructions"][0]
         assert first["address"] in listing.splitlines()[0] and first["mnemonic"] in listing.splitlines()[0]
         assert "openDocument+0x" in listing or "<" in listing  # jump targets named where the server knows them

@@ -64,7 +64,11 @@ class ToolCallFlow(Flow):
         *,
         follows: str | None = None,
         note: Text | None = None,
+        from_prompt: bool = True,
+        review_at_once: bool = False,
     ) -> None:
+        """The tool's form, prefilled from the prompt (unless `from_prompt` is off: a row's action names all it
+        means) and `arguments`; `review_at_once` checks them and goes on to the approval dialog at once."""
         from rea_tui.ui.screens.tool_form import ToolFormScreen
 
         app = self.screen.app
@@ -76,9 +80,11 @@ class ToolCallFlow(Flow):
             notify_plain(app, f"The server does not list the tool {tool_name}", severity="warning")
             return
         prompt_values = self.prompt_arguments(server)
-        values = {**prefilled(tool, prompt_values), **(arguments or {})}
+        values = {**(prefilled(tool, prompt_values) if from_prompt else {}), **(arguments or {})}
         timeout = self.session.timeout
-        screen = ToolFormScreen(server, tool, values, suggestions_for(tool, prompt_values), timeout, note)
+        screen = ToolFormScreen(
+            server, tool, values, suggestions_for(tool, prompt_values), timeout, note, review_at_once=review_at_once
+        )
 
         def reviewed(request: ToolRequest | None) -> None:
             if request is not None:

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Tab, Tabs, Tree
 
 from rea_tui.ui.flows.base import start_job
+from rea_tui.ui.flows.evidence_actions import EvidenceActionFlow
 from rea_tui.ui.flows.form import FormFlow
 from rea_tui.ui.flows.replay import ReplayFlow
 from rea_tui.ui.flows.servers import ServerFlow
@@ -53,6 +54,7 @@ from rea_tui.ui.text import notify_plain
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.header import ServerHeader, server_details
+from rea_tui.ui.widgets.result_view import ViewTable
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.sidebar_filter import SidebarFilter
 from rea_tui.ui.widgets.workflow_view import WorkflowView
@@ -94,6 +96,7 @@ class MainScreen(Screen[None]):
         self.active_server: str | None = session.names[0] if session.names else None
         self.form_flow = FormFlow(self, session)
         self.calls = ToolCallFlow(self, session)
+        self.evidence_actions = EvidenceActionFlow(self, session, self.calls, offline=offline)
         self.replay = ReplayFlow(self, session, replay, self.form_flow) if replay is not None else None
         self.servers = ServerFlow(
             self,
@@ -479,6 +482,20 @@ class MainScreen(Screen[None]):
 
     def on_tool_call_finished(self, message: ToolCallFinished) -> None:
         self.show_pane("evidence")
+        self.evidence_actions.result_came(message.entry)
+
+    @on(ViewTable.RowChosen)
+    def _row_chosen(self, message: ViewTable.RowChosen) -> None:
+        entry = self.query_one(EvidenceDetail).entry
+        if entry is not None:
+            self.evidence_actions.row_chosen(entry, message.facts)
+
+    @on(EvidencePane.EntryChosen)
+    def _entry_chosen(self, message: EvidencePane.EntryChosen) -> None:
+        entry = self.session.ledger.get(message.entry_id)
+        if entry is not None:
+            has_rows = bool(self.query_one(EvidenceDetail).tables)
+            self.evidence_actions.entry_chosen(entry, has_rows)
 
     def on_narrowing_asked(self, message: NarrowingAsked) -> None:
         self.calls.answer_narrowing(message.entry.id)

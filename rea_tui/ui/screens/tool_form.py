@@ -67,8 +67,12 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
         suggestions: dict[str, list[str]],
         timeout: float,
         note: Text | None = None,
+        *,
+        review_at_once: bool = False,
     ) -> None:
         super().__init__()
+        # Filled from a row's action: checked and on to the approval at once; the form stays when it fails.
+        self.review_at_once = review_at_once
         self.server = server
         self.tool = tool
         self.values = values
@@ -103,6 +107,8 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
         editor = self.form.first_editor()
         if editor is not None:
             editor.focus()
+        if self.review_at_once:
+            self.call_after_refresh(self.action_review)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "review":
