@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     # workflows, tool calls, evidence, narrowing, notes
     "Workflow": "workflow",
     "render_prompt": "workflow",
+    "prompt_prefill": "workflow",
     "EvidenceEntry": "evidence",
     "EvidenceLedger": "evidence",
     "OUTCOME_LABELS": "evidence",
@@ -426,4 +427,5 @@ if TYPE_CHECKING:
     from rea_tui.host.url_safety import UrlView as UrlView
     from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
+    from rea_tui.host.workflow import prompt_prefill as prompt_prefill
     from rea_tui.host.workflow import render_prompt as render_prompt

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from rea_tui.host import prompt_prefill
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import NarrowingAsked, ToolCallFinished
 from rea_tui.ui.text import notify_plain, plain_line
@@ -33,13 +34,6 @@ def suggestions_for(tool: Tool, prompt_values: dict[str, str]) -> dict[str, list
     properties = tool.input_schema.get("properties")
     names = list(properties) if isinstance(properties, dict) else []
     return {str(name): offered for name in names}
-
-
-def prefilled(tool: Tool, prompt_values: dict[str, str]) -> dict[str, Any]:
-    """Prompt arguments whose names match the tool's parameters."""
-    properties = tool.input_schema.get("properties")
-    names = set(properties) if isinstance(properties, dict) else set()
-    return {k: v for k, v in prompt_values.items() if k in names}
 
 
 class ToolCallFlow(Flow):
@@ -80,7 +74,7 @@ class ToolCallFlow(Flow):
             notify_plain(app, f"The server does not list the tool {tool_name}", severity="warning")
             return
         prompt_values = self.prompt_arguments(server)
-        values = {**(prefilled(tool, prompt_values) if from_prompt else {}), **(arguments or {})}
+        values = {**(prompt_prefill(tool, prompt_values) if from_prompt else {}), **(arguments or {})}
         timeout = self.session.timeout
         screen = ToolFormScreen(
             server, tool, values, suggestions_for(tool, prompt_values), timeout, note, review_at_once=review_at_once

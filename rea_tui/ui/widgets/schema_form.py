@@ -94,8 +94,43 @@ class BooleanToggle(Checkbox):
             self._show(None)
 
 
+class SuggestionChip(Button):
+    """A prompt value under a field: not a Tab stop (tabbing goes field to field), reached with ctrl+down from
+    the field; left and right move between the chips, enter fills the field, escape goes back to it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Previous", id="chip-previous", tooltip="The chip before", show=False),
+        Binding("right", "step(1)", "Next", id="chip-next", tooltip="The next chip", show=False),
+        Binding("escape,up", "leave", "Back", id="chip-leave", tooltip="Back to the field", show=False),
+    ]
+
+    def __init__(self, value: str) -> None:
+        super().__init__(plain_line(value, SUGGESTION_LIMIT), classes="suggestion", compact=True)
+        self.can_focus = False
+        self.tooltip = "fill this field with the value"
+        self.suggestion = value
+
+    def on_blur(self) -> None:
+        self.can_focus = False
+
+    def action_step(self, by: int) -> None:
+        chips = list(self.parent.query(SuggestionChip)) if self.parent is not None else [self]
+        target = chips[(chips.index(self) + by) % len(chips)]
+        target.can_focus = True
+        target.focus()
+
+    def action_leave(self) -> None:
+        field = next((a for a in self.ancestors if isinstance(a, SchemaField)), None)
+        if field is not None:
+            field.query_one(".schema-input").focus()
+
+
 class SchemaField(Vertical):
     """One property: its label, description, editor, suggestions and error."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+down", "to_chips", "Prompt values", id="schema-field-chips", tooltip="The prompt's values"),
+    ]
 
     def __init__(self, state: FieldState, on_change: Callable[[], None]) -> None:
         super().__init__(classes="schema-field")
@@ -114,13 +149,9 @@ class SchemaField(Vertical):
         yield self._editor()
         if self.state.suggestions:
             with Horizontal(classes="suggestions"):
-                yield Static(Text("from the prompt:", style="dim"), classes="suggestions-label")
+                yield Static(Text("from the prompt (ctrl+↓):", style="dim"), classes="suggestions-label")
                 for value in self.state.suggestions[:SUGGESTIONS_SHOWN]:
-                    chip = Button(plain_line(value, SUGGESTION_LIMIT), classes="suggestion", compact=True)
-                    chip.can_focus = False  # Tab moves from field to field; a click fills the field
-                    chip.tooltip = "fill this field with the value"
-                    chip.suggestion = value  # type: ignore[attr-defined]
-                    yield chip
+                    yield SuggestionChip(value)
         yield Static(self._error_text(), classes="schema-error")
 
     def on_mount(self) -> None:
@@ -194,16 +225,23 @@ class SchemaField(Vertical):
         self.state.picked = list(event.selection_list.selected)
         self.changed()
 
+    def action_to_chips(self) -> None:
+        chips = list(self.query(SuggestionChip))
+        if chips:
+            chips[0].can_focus = True
+            chips[0].focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        value = getattr(event.button, "suggestion", None)
-        if value is None:
+        if not isinstance(event.button, SuggestionChip):
             return
         event.stop()
+        value = event.button.suggestion
         editor = self.query_one(".schema-input")
         if isinstance(editor, Input):
             editor.value = value
         elif isinstance(editor, TextArea):
             editor.text = value
+        editor.focus()
 
 
 class SchemaForm(Vertical):
