@@ -74,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "Workflow": "workflow",
     "render_prompt": "workflow",
     "prompt_prefill": "workflow",
+    "tool_completion_refs": "tool_completion",
     "EvidenceEntry": "evidence",
     "EvidenceLedger": "evidence",
     "OUTCOME_LABELS": "evidence",
@@ -409,6 +410,7 @@ if TYPE_CHECKING:
     from rea_tui.host.tasks import task_result as task_result
     from rea_tui.host.tasks import task_support as task_support
     from rea_tui.host.tool_call import run_tool_call as run_tool_call
+    from rea_tui.host.tool_completion import tool_completion_refs as tool_completion_refs
     from rea_tui.host.traffic import TrafficEntry as TrafficEntry
     from rea_tui.host.traffic import TrafficLog as TrafficLog
     from rea_tui.host.transcript import TRANSCRIPT_SUFFIX as TRANSCRIPT_SUFFIX

@@ -14,7 +14,7 @@ are pickers that send the `const` values. Server text is shown only through
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -26,6 +26,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 
 from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, form_fields
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.completing_input import CompletingInput, FieldCompleter
 from rea_tui.ui.widgets.field_state import FieldState, is_sensitive
 
 # Fields on a page: only one page is mounted, whatever the size of the schema (a field costs about 5 ms).
@@ -132,11 +133,20 @@ class SchemaField(Vertical):
         Binding("ctrl+down", "to_chips", "Prompt values", id="schema-field-chips", tooltip="The prompt's values"),
     ]
 
-    def __init__(self, state: FieldState, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        state: FieldState,
+        on_change: Callable[[], None],
+        completer: FieldCompleter | None = None,
+        others: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         super().__init__(classes="schema-field")
         self.state = state
         self.key = state.prop.name
         self.on_change = on_change
+        # The server completes this field (as a prompt argument or template variable of the same name).
+        self.completer = completer
+        self.others = others or dict
 
     def compose(self) -> ComposeResult:
         prop = self.state.prop
@@ -146,7 +156,10 @@ class SchemaField(Vertical):
             heading.append("\n")
             heading.append_text(plain(prop.description, DESCRIPTION_LIMIT, style="dim"))
         yield Static(heading, classes="schema-label")
-        yield self._editor()
+        editor = self._editor()
+        yield editor
+        if isinstance(editor, CompletingInput):
+            yield editor.dropdown  # right under the field: an overlay over what follows
         if self.state.suggestions:
             with Horizontal(classes="suggestions"):
                 yield Static(Text("from the prompt (ctrl+↓):", style="dim"), classes="suggestions-label")
@@ -176,6 +189,10 @@ class SchemaField(Vertical):
         if prop.kind == "array":
             placeholder = "JSON array, or a, b, c"
         input_type = {"integer": "integer", "number": "number"}.get(prop.kind, "text")
+        if self.completer is not None and prop.kind == "string" and not is_sensitive(prop.schema):
+            return CompletingInput(
+                state.text, self.completer, self.others, placeholder=placeholder, classes="schema-input"
+            )
         return Input(
             state.text,
             type=input_type,  # type: ignore[arg-type]
@@ -210,6 +227,8 @@ class SchemaField(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         self.state.text = event.value
         self.changed()
+        if isinstance(event.input, CompletingInput):
+            event.input.typed()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.state.text = event.text_area.text
@@ -265,10 +284,12 @@ class SchemaForm(Vertical):
         given: dict[str, Any],
         suggestions: dict[str, list[str]] | None = None,
         *,
+        completers: Mapping[str, FieldCompleter] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id, classes="schema-form")
         offered = suggestions or {}
+        self._completers = completers or {}
         self.fields = form_fields(schema)
         self._given = given
         self._offered = offered
@@ -310,7 +331,14 @@ class SchemaForm(Vertical):
     def _page_fields(self) -> list[SchemaField]:
         start = self.page * FIELDS_PER_PAGE
         end = min(start + FIELDS_PER_PAGE, len(self.fields))
-        return [SchemaField(self.state(i), self._edited) for i in range(start, end)]
+        return [
+            SchemaField(self.state(i), self._edited, self._completers.get(self.fields[i].name), self.texts)
+            for i in range(start, end)
+        ]
+
+    def texts(self) -> dict[str, str]:
+        """What the text fields hold now, by name (the context of a completion request)."""
+        return {state.prop.name: state.text for state in self._states.values() if state.text}
 
     def _position(self) -> Text:
         start = self.page * FIELDS_PER_PAGE
