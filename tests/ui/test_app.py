@@ -263,6 +263,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
     from rea_tui.ui.screens.protocol_log import ProtocolLogScreen
     from rea_tui.ui.screens.resource_view import ResourceViewScreen
     from rea_tui.ui.screens.roots import RootsScreen
+    from rea_tui.ui.screens.row_actions import RowActionsScreen
     from rea_tui.ui.screens.server_details import ServerDetailsScreen
     from rea_tui.ui.screens.sign_in import SignInScreen
     from rea_tui.ui.screens.tasks import TasksScreen
@@ -286,6 +287,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         ConfigInputScreen,
         SignInScreen,
         DiscoveredServersScreen,
+        RowActionsScreen,
     ):
         for binding in owner.BINDINGS:
             assert isinstance(binding, Binding), (owner, binding)

@@ -101,7 +101,8 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
 
 
 class WorkflowView(Vertical):
-    """Top right: the rendered workflow; the steps stay in view under the scrolling messages."""
+    """Top right: the rendered workflow in one scroller: its heading, its steps (where the analyst starts),
+    then the server's guidance (the messages, a `user` message without its role label)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -112,9 +113,9 @@ class WorkflowView(Vertical):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="workflow-scroll"):
             yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
+            yield Static("", id="workflow-steps-title")
+            yield ListView(id="workflow-steps")
             yield Vertical(id="workflow-messages")
-        yield Static("", id="workflow-steps-title")
-        yield ListView(id="workflow-steps")
 
     async def show_error(self, message: Text) -> None:
         self.workflow = None
@@ -127,15 +128,21 @@ class WorkflowView(Vertical):
         self.workflow = workflow
         self.server = server
         heading = join(Text("Workflow: ", style="bold"), plain_line(workflow.prompt, NAME_LIMIT, style="bold"))
-        if workflow.description:
+        texts = [b.text for m in workflow.messages for b in m.blocks if isinstance(b, TextBlock)]
+        description = workflow.description.strip()
+        if description and not any(description in text for text in texts):
+            # Shown once: the server's guidance usually opens with the description itself.
             heading.append("\n")
-            heading.append_text(plain(workflow.description, PARAGRAPH_LIMIT, style="dim"))
+            heading.append_text(plain(description, PARAGRAPH_LIMIT, style="dim"))
         self.query_one("#workflow-empty", Static).update(heading)
         messages = self.query_one("#workflow-messages", Vertical)
         await messages.remove_children()
         widgets: list[Static | Markdown | Vertical] = []
         for message in workflow.messages:
-            widgets.append(Static(plain_line(message.role, WORD_LIMIT, style="bold italic"), classes="message-role"))
+            if message.role != "user":
+                # A prompt's messages are the user's by default; another role is worth saying.
+                role = plain_line(message.role, WORD_LIMIT, style="bold italic")
+                widgets.append(Static(role, classes="message-role"))
             for block in message.blocks:
                 if isinstance(block, TextBlock):
                     widgets.append(SafeMarkdown(sanitize(block.text, MARKDOWN_LIMIT), classes="message-text"))
