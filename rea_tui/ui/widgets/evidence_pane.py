@@ -343,6 +343,8 @@ class EvidencePane(Vertical):
         self.history = InspectionHistory()
         # Where each entry's table cursors were (table index, row), put back when it is shown again.
         self._cursors: dict[str, tuple[int, int]] = {}
+        # The entry back or forward is going to (the list's cursor follows it; that is not a new visit).
+        self._going_to: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: id, tool, outcome or text", id="evidence-filter")
@@ -388,6 +390,7 @@ class EvidencePane(Vertical):
         listed = self.query_one(EntryList)
         index = listed.index_of(entry.id)
         if index is not None and listed.highlighted != index:
+            self._going_to = entry.id  # the list's message for it is not a visit
             listed.highlighted = index
         await self._shown(entry, visit=False)
         tables = self.query_one(EvidenceDetail).tables
@@ -509,5 +512,10 @@ class EvidencePane(Vertical):
         event.stop()
         entry = self.ledger.get(event.entry_id)
         detail = self.query_one(EvidenceDetail)
+        if event.entry_id == self._going_to:
+            # Back and forward move the list's cursor too; its message may come while the detail still shows
+            # the entry before, and `_go` shows the entry itself (not visited again).
+            self._going_to = None
+            return
         if entry is not None and detail.entry is not entry:
             await self._shown(entry)
