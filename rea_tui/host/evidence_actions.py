@@ -119,7 +119,8 @@ def row_actions(facts: Mapping[str, str], tools: Iterable[Tool]) -> list[RowActi
     """The calls a row offers, subject by subject (a procedure's before its document's), each tool in the
     server's order; a tool is offered only when the row fills every argument it requires."""
     values = {k: v for k, v in facts.items() if isinstance(v, str) and v and len(v) <= VALUE_LIMIT}
-    subjects = [k for k in SUBJECT_KINDS if k in values]
+    # The kinds the host knows first; any other name (a JSON field of another server's result) by its own name.
+    subjects = [k for k in SUBJECT_KINDS if k in values] + [k for k in values if k not in SUBJECT_KINDS]
     if any(k not in CONTEXT_KINDS for k in subjects):
         # The document is the context of the procedure or string, not a subject of its own.
         subjects = [k for k in subjects if k not in CONTEXT_KINDS]

@@ -155,3 +155,37 @@ async def test_back_and_forward_go_through_what_was_inspected_with_a_breadcrumb(
         assert menu_labels(menu)[:2] == ["Go to its rows", "Copy E-0001"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.focused, ViewTable), "its rows")
+
+
+async def test_another_servers_result_acts_through_its_own_tools_by_field_name() -> None:
+    """Not REA: the sample server's structured_info returns {name, size}; enter on the `name` field of the JSON
+    tree offers the server's tools that take a `name` (matched by name and type), and the call is approved."""
+    from textual.widgets import Tree
+
+    from tests.conftest import sample_spec
+
+    app = make_app([sample_spec()], transcript=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await run_tool(pilot, "structured_info", {"name": "Paris"}, server="sample")
+        detail = app.main.query_one(EvidenceDetail)
+        await wait_for(pilot, lambda: bool(detail.query(".structured-tree")), "the JSON tree")
+        tree = detail.query_one(".structured-tree", Tree)
+        leaf = next(n for n in tree.root.children[0].children if n.data is not None and n.data[0] == "name")
+        tree.focus()
+        tree.move_cursor(leaf)
+        await pilot.pause()
+        await pilot.press("enter")
+        menu = await screen_named(pilot, "RowActionsScreen")
+        labels = menu_labels(menu)
+        assert "structured_info  name=Paris" in labels
+        assert not any(label.startswith("echo") for label in labels)  # echo takes `text`, not a name
+        await pilot.press(*(["down"] * labels.index("structured_info  name=Paris")), "enter")
+        await screen_named(pilot, "ApprovalScreen")
+        before = len(app.session.ledger.entries)
+        await click(pilot, "#run-once")
+        await wait_for(pilot, lambda: len(app.session.ledger.entries) > before, "the call")
+        hosted = app.session.hosted("sample")
+        assert hosted is not None
+        sent = [json.loads(e.payload)["params"] for e in hosted.connection.traffic.requests_sent("tools/call")]
+        assert sent[-1]["name"] == "structured_info" and sent[-1]["arguments"] == {"name": "Paris"}

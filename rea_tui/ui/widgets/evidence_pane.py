@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.message import Message
-from textual.widgets import Button, DataTable, Input, ProgressBar, Static
+from textual.widgets import Button, DataTable, Input, ProgressBar, Static, Tree
 
 from rea_tui.host import InspectionHistory, TextBlock, result_views, sanitize_line
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
@@ -37,7 +37,7 @@ from rea_tui.ui.text import (
     plain_line,
 )
 from rea_tui.ui.widgets.entry_list import EntryList
-from rea_tui.ui.widgets.result_view import ViewTable, json_tree, view_widgets
+from rea_tui.ui.widgets.result_view import JsonLeaf, ViewTable, json_tree, leaf_facts, view_widgets
 from rea_tui.ui.widgets.workflow_view import block_card
 
 if TYPE_CHECKING:
@@ -167,6 +167,13 @@ class EvidenceDetail(VerticalScroll):
     @property
     def tables(self) -> list[ViewTable]:
         return list(self.query(ViewTable))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[JsonLeaf | None]) -> None:
+        """Enter on a named field of the JSON tree acts on it like a row (any server's result reads so)."""
+        facts = leaf_facts(event.node.data)
+        if facts:
+            event.stop()
+            self.post_message(ViewTable.RowChosen(None, facts))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The detail scrolls with a table's cursor (the table is as tall as its rows; the detail scrolls)."""

@@ -48,7 +48,7 @@ class ViewTable(DataTable[Text]):
     class RowChosen(Message):
         """Enter on a row: the actions that fit what it names are offered."""
 
-        def __init__(self, table: ViewTable, facts: RowFacts) -> None:
+        def __init__(self, table: ViewTable | None, facts: RowFacts) -> None:
             super().__init__()
             self.table = table
             self.facts = facts
@@ -124,7 +124,22 @@ def view_widgets(view: ResultView) -> list[Static | ViewTable]:
     return [Static(view_title(view), classes="view-title"), ViewTable(view)]
 
 
-def add_json_node(node: TreeNode[None], key: str, value: Any) -> None:
+# A field of a JSON tree: its name and value, what a leaf offers to act on (see `leaf_facts`).
+JsonLeaf = tuple[str, Any]
+
+
+def leaf_facts(leaf: JsonLeaf | None) -> RowFacts:
+    """A named scalar field (`name: "sample"`) names its value by the field's name; an item of a list, an
+    object, a boolean or null names nothing."""
+    if leaf is None:
+        return {}
+    key, value = leaf
+    if key.startswith("[") or isinstance(value, bool) or not isinstance(value, str | int):
+        return {}
+    return {key: str(value)}
+
+
+def add_json_node(node: TreeNode[JsonLeaf | None], key: str, value: Any) -> None:
     """Add `value` under `node`, as a collapsible subtree for objects and arrays."""
     label = plain_line(key, NAME_LIMIT, style="bold")
     if isinstance(value, dict):
@@ -142,11 +157,12 @@ def add_json_node(node: TreeNode[None], key: str, value: Any) -> None:
                 break
             add_json_node(child, f"[{index}]", item)
     else:
-        node.add_leaf(join(label, Text(": "), plain_line(json.dumps(value, ensure_ascii=False), LINE_LIMIT)))
+        shown = join(label, Text(": "), plain_line(json.dumps(value, ensure_ascii=False), LINE_LIMIT))
+        node.add_leaf(shown, data=(key, value))
 
 
-def json_tree(structured: Any) -> Tree[None]:
-    tree: Tree[None] = Tree(Text("structuredContent", style="bold"), classes="structured-tree")
+def json_tree(structured: Any) -> Tree[JsonLeaf | None]:
+    tree: Tree[JsonLeaf | None] = Tree(Text("structuredContent", style="bold"), classes="structured-tree")
     add_json_node(tree.root, "structuredContent", structured)
     tree.root.expand()
     for child in tree.root.children:
