@@ -37,10 +37,16 @@ async def test_after_rendering_the_form_folds_to_a_line_and_the_evidence_gets_th
         summary = str(main.query_one("#form-summary", Static).render())
         assert "feature=offline search" in summary and "document=Notes" in summary and "f10" in summary
         assert main.pane_of(app.focused) == "workflow"  # the focus went on to the steps
+        # The heading and the steps' title stay in view over the scroller of the steps and the guidance.
+        assert "investigate_feature" in str(main.query_one("#workflow-empty", Static).render())
+        assert main.query_one("#workflow-empty").region.height > 0
+        assert main.query_one("#workflow-steps-title").region.height > 0
         assert main.query_one(EvidencePane).region.height >= EVIDENCE_ROWS
         # The guidance is one scroller: the steps are inside it, with no scroller of their own.
         workflow = main.query_one(WorkflowView)
-        assert main.query_one("#workflow-steps").parent is workflow.query_one("#workflow-scroll")
+        scroller = workflow.query_one("#workflow-scroll")
+        assert main.query_one("#workflow-steps").parent is scroller
+        assert main.query_one("#workflow-messages").parent is scroller
         assert "user" not in [str(s.render()) for s in workflow.query(".message-role").results(Static)]
         # f10 opens the form again, the cursor in it; f10 folds it.
         await pilot.press("f10")

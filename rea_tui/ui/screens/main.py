@@ -457,8 +457,8 @@ class MainScreen(Screen[None]):
             if was_in_form:
                 # The form is folded away: the focus goes on to the steps (hidden widgets take no keys).
                 self.show_pane("workflow", focus=True)
-                return
-        self.show_pane("workflow")
+        else:
+            self.show_pane("workflow")
 
     # ------------------------------------------------------------ evidence and tool calls
 

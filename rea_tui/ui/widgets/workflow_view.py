@@ -101,8 +101,8 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
 
 
 class WorkflowView(Vertical):
-    """Top right: the rendered workflow in one scroller: its heading, its steps (where the analyst starts),
-    then the server's guidance (the messages, a `user` message without its role label)."""
+    """Top right: the rendered workflow: its heading, then one scroller of its steps (where the analyst
+    starts) and the server's guidance (the messages, a `user` message without its role label)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -111,9 +111,10 @@ class WorkflowView(Vertical):
         self.border_title = "Workflow"
 
     def compose(self) -> ComposeResult:
+        # The heading and the steps' title stay; the steps and the guidance under them scroll, as one.
+        yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
+        yield Static("", id="workflow-steps-title")
         with VerticalScroll(id="workflow-scroll"):
-            yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
-            yield Static("", id="workflow-steps-title")
             yield ListView(id="workflow-steps")
             yield Vertical(id="workflow-messages")
 
