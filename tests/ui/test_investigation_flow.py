@@ -177,10 +177,11 @@ async def test_f6_moves_the_focus_to_the_next_pane_and_the_pane_is_marked() -> N
             await pilot.press("f6")
             await pilot.pause()
             visited.append(main.pane_of(app.focused))
-        assert visited == ["form", "workflow", "evidence", "prompts"]
+        # Rendered, the form is folded to its summary line: f6 passes it; f10 opens it, the cursor in it.
+        assert visited == ["workflow", "evidence", "prompts", "workflow"]
+        await pilot.press("f10")
+        await wait_for(pilot, lambda: main.pane_of(app.focused) == "form", "the form opened")
         # The pane holding the focus has the accent border; the others do not.
-        await pilot.press("f6")
-        await pilot.pause()
         form = main.query_one("#form")
         sidebar = main.query_one("#sidebar")
         assert form.styles.border_top[1] != sidebar.styles.border_top[1]
@@ -304,7 +305,7 @@ async def test_without_an_allowance_the_filter_asks_through_the_approval_dialog(
         assert ran.follows == app.session.ledger.entries[0].id
 
 
-async def test_rendering_moves_to_the_workflow_without_taking_the_focus_wide() -> None:
+async def test_rendering_folds_the_form_wide_and_the_cursor_goes_on_to_the_steps() -> None:
     app = make_app([reference_spec()], transcript=None)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
@@ -312,8 +313,12 @@ async def test_rendering_moves_to_the_workflow_without_taking_the_focus_wide() -
         await focus_field(pilot, form, "feature")
         await pilot.press(*"offline search")
         await render(pilot)
-        # Wide, the workflow shows beside the form: the cursor stays where the analyst was.
-        assert isinstance(app.focused, ArgumentInput)
+        # Wide, the form folds to its summary line: the cursor goes on to the steps, never into a hidden field.
+        await wait_for(pilot, lambda: app.main.pane_of(app.focused) == "workflow", "the steps")
+        # f10 gives the form back, what was typed in it and the cursor.
+        await pilot.press("f10")
+        await wait_for(pilot, lambda: isinstance(app.focused, ArgumentInput), "the form")
+        assert form.values()["feature"] == "offline search"
 
 
 # ---------------------------------------------------------------- names and space

@@ -131,7 +131,9 @@ class WorkflowView(Vertical):
         heading = join(Text("Workflow: ", style="bold"), plain_line(workflow.prompt, NAME_LIMIT, style="bold"))
         texts = [b.text for m in workflow.messages for b in m.blocks if isinstance(b, TextBlock)]
         description = workflow.description.strip()
-        if description and not any(description in text for text in texts):
+        # Its first sentence is enough to know it again (a REA description adds the target, worded otherwise).
+        first_sentence = description.split(". ")[0].rstrip(".")
+        if description and not any(first_sentence in text for text in texts):
             # Shown once: the server's guidance usually opens with the description itself.
             heading.append("\n")
             heading.append_text(plain(description, PARAGRAPH_LIMIT, style="dim"))
