@@ -73,6 +73,8 @@ _EXPORTS: dict[str, str] = {
     # workflows, tool calls, evidence, narrowing, notes
     "Workflow": "workflow",
     "render_prompt": "workflow",
+    "prompt_prefill": "workflow",
+    "tool_completion_refs": "tool_completion",
     "EvidenceEntry": "evidence",
     "EvidenceLedger": "evidence",
     "OUTCOME_LABELS": "evidence",
@@ -80,6 +82,11 @@ _EXPORTS: dict[str, str] = {
     "ResultTable": "evidence_views",
     "ResultView": "evidence_views",
     "result_views": "evidence_views",
+    "RowFacts": "evidence_views",
+    "InspectionHistory": "evidence_actions",
+    "RowAction": "evidence_actions",
+    "row_actions": "evidence_actions",
+    "row_label": "evidence_actions",
     "run_tool_call": "tool_call",
     "MAX_CANDIDATES": "narrowing",
     "NarrowingCandidate": "narrowing",
@@ -315,9 +322,14 @@ if TYPE_CHECKING:
     from rea_tui.host.evidence import OUTCOME_LABELS as OUTCOME_LABELS
     from rea_tui.host.evidence import EvidenceEntry as EvidenceEntry
     from rea_tui.host.evidence import EvidenceLedger as EvidenceLedger
+    from rea_tui.host.evidence_actions import InspectionHistory as InspectionHistory
+    from rea_tui.host.evidence_actions import RowAction as RowAction
+    from rea_tui.host.evidence_actions import row_actions as row_actions
+    from rea_tui.host.evidence_actions import row_label as row_label
     from rea_tui.host.evidence_views import DisassemblyListing as DisassemblyListing
     from rea_tui.host.evidence_views import ResultTable as ResultTable
     from rea_tui.host.evidence_views import ResultView as ResultView
+    from rea_tui.host.evidence_views import RowFacts as RowFacts
     from rea_tui.host.evidence_views import result_views as result_views
     from rea_tui.host.hosted import HostedServer as HostedServer
     from rea_tui.host.hosted import ServerStatus as ServerStatus
@@ -423,6 +435,7 @@ if TYPE_CHECKING:
     from rea_tui.host.tasks import task_result as task_result
     from rea_tui.host.tasks import task_support as task_support
     from rea_tui.host.tool_call import run_tool_call as run_tool_call
+    from rea_tui.host.tool_completion import tool_completion_refs as tool_completion_refs
     from rea_tui.host.traffic import TrafficEntry as TrafficEntry
     from rea_tui.host.traffic import TrafficLog as TrafficLog
     from rea_tui.host.transcript import TRANSCRIPT_SUFFIX as TRANSCRIPT_SUFFIX
@@ -449,4 +462,5 @@ if TYPE_CHECKING:
     from rea_tui.host.url_safety import one_line_url as one_line_url
     from rea_tui.host.url_safety import view_url as view_url
     from rea_tui.host.workflow import Workflow as Workflow
+    from rea_tui.host.workflow import prompt_prefill as prompt_prefill
     from rea_tui.host.workflow import render_prompt as render_prompt

@@ -12,7 +12,7 @@ came; whoever shows them sanitizes or escapes it (the TUI and the report).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,11 @@ MAX_ROWS = 1_000
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 # Mnemonics whose direct operand is a code address (x86 and ARM spellings).
 _BRANCHES = re.compile(r"(call|jmp|j[a-z]{1,3}|b|bl|b\.[a-z]{2}|cbn?z|tbn?z|loop[a-z]*)")
+# `name+0x1f8`: a place inside the procedure `name`.
+_OFFSET_SUFFIX = re.compile(r"\+0x[0-9a-fA-F]+$")
+
+RowFacts = Mapping[str, str]
+"""What one row names, by kind: `procedure`, `address`, `string`, `document`, `evidence` (see evidence_actions)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class DisassemblyListing:
     title: str
     instructions: tuple[Instruction, ...]
     note: str = ""
+    # What each instruction names (aligned with `instructions`): its place, or where it branches to.
+    facts: tuple[RowFacts, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class ResultTable:
     # Which columns hold numbers (right-aligned).
     numeric: frozenset[int] = frozenset()
     note: str = ""
+    # What each row names (aligned with `rows`; empty where a row names nothing the host knows).
+    facts: tuple[RowFacts, ...] = ()
 
 
 ResultView = DisassemblyListing | ResultTable
@@ -121,9 +130,24 @@ def _procedure_label(procedure: dict[str, Any]) -> str:
     return f"{name} at {address}" if name and address else name or address
 
 
+def _document_name(data: dict[str, Any]) -> str:
+    return _text(_dict(data.get("document")).get("name"))
+
+
 def _in_document(data: dict[str, Any]) -> str:
-    name = _text(_dict(data.get("document")).get("name"))
+    name = _document_name(data)
     return f" in {name}" if name else ""
+
+
+def _facts(**values: str) -> RowFacts:
+    """The kinds a row names, without the empty ones."""
+    return {kind: value for kind, value in values.items() if value}
+
+
+def _procedure_facts(procedure: dict[str, Any], document: str) -> RowFacts:
+    """A procedure by its first name (its address when it has none), in its document."""
+    name = _first_name(procedure.get("names")) or _text(procedure.get("address"))
+    return _facts(procedure=name, document=document)
 
 
 # ---------------------------------------------------------------- disassembly
@@ -178,21 +202,19 @@ def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
     if not rows or not any("mnemonic" in row for row in rows):
         return None
     symbol = _symbolizer(data, disassembly)
+    document = _document_name(data)
+    own = _first_name(_dict(data.get("procedure")).get("names")) or _text(_dict(data.get("procedure")).get("address"))
     instructions = []
+    facts: list[RowFacts] = []
     for row in rows:
         address, mnemonic, operands = _text(row.get("address")), _text(row.get("mnemonic")), _text(row.get("operands"))
         branch = _BRANCHES.fullmatch(mnemonic.strip().lower()) is not None
         named = _text(_dict(row.get("target")).get("name")) if _dict(row.get("target")).get("name") else ""
+        target = symbol(address, operands, named) if branch else ""
         instructions.append(
-            Instruction(
-                address,
-                _text(row.get("bytes")),
-                mnemonic,
-                operands,
-                symbol(address, operands, named) if branch else "",
-                _operand_comment(row),
-            )
+            Instruction(address, _text(row.get("bytes")), mnemonic, operands, target, _operand_comment(row))
         )
+        facts.append(_instruction_facts(address, operands if branch else "", target, own, document))
     procedure = _procedure_label(_dict(data.get("procedure")))
     title = f"{procedure}{_in_document(data)}" if procedure else "disassembly"
     window = _dict(disassembly.get("window"))
@@ -208,7 +230,17 @@ def disassembly_listing(data: dict[str, Any]) -> DisassemblyListing | None:
         )
     if isinstance(disassembly.get("note"), str) and disassembly["note"]:
         notes.append(disassembly["note"])
-    return DisassemblyListing(title, tuple(instructions), "; ".join(notes))
+    return DisassemblyListing(title, tuple(instructions), "; ".join(notes), tuple(facts))
+
+
+def _instruction_facts(address: str, branch_operands: str, target: str, own: str, document: str) -> RowFacts:
+    """An instruction names its place in `own`; a direct branch names where it goes: the address, and the
+    procedure that contains it (`_PyCodec_Lookup+0x230` is in `_PyCodec_Lookup`)."""
+    goes_to = branch_operands.strip() if _ADDRESS.fullmatch(branch_operands.strip()) else ""
+    if goes_to:
+        procedure = _OFFSET_SUFFIX.sub("", target) if target else goes_to
+        return _facts(procedure=procedure, address=goes_to, document=document)
+    return _facts(procedure=own, address=address, document=document)
 
 
 # ---------------------------------------------------------------- tables
@@ -220,9 +252,10 @@ def _table(
     rows: Sequence[Sequence[str]],
     data: dict[str, Any],
     numeric: Sequence[int] = (),
+    facts: Sequence[RowFacts] = (),
 ) -> ResultTable:
     cells = tuple(tuple(r) for r in rows)
-    return ResultTable(title, tuple(columns), cells, frozenset(numeric), _paging(data, len(rows)))
+    return ResultTable(title, tuple(columns), cells, frozenset(numeric), _paging(data, len(rows)), tuple(facts))
 
 
 def _sent_empty(data: dict[str, Any], key: str) -> bool:
@@ -262,6 +295,7 @@ def documents_table(data: dict[str, Any]) -> ResultTable | None:
         ],
         data,
         numeric=(0, 4),
+        facts=[_facts(document=_text(r.get("name"))) for r in rows],
     )
 
 
@@ -278,6 +312,7 @@ def procedures_table(data: dict[str, Any]) -> ResultTable | None:
         [[_text(r.get("id")), _text(r.get("address")), _names(r.get("names")), _count(r.get("size"))] for r in rows],
         data,
         numeric=(0, 3),
+        facts=[_procedure_facts(r, _document_name(data)) for r in rows],
     )
 
 
@@ -296,6 +331,7 @@ def strings_table(data: dict[str, Any]) -> ResultTable | None:
         [[_text(r.get(k)) for k in ("id", "document", "section", "address", "text")] for r in rows],
         data,
         numeric=(0,),
+        facts=[_facts(string=_text(r.get("text")), document=_text(r.get("document"))) for r in rows],
     )
 
 
@@ -335,6 +371,7 @@ def references_table(data: dict[str, Any], key: str) -> ResultTable | None:
         ],
         data,
         numeric=(2,),
+        facts=[_procedure_facts(_dict(r["procedure"]), _document_name(data)) for r in rows],
     )
 
 
@@ -359,7 +396,18 @@ def callees_table(data: dict[str, Any]) -> ResultTable | None:
             for r in rows
         ],
         data,
+        facts=[_callee_facts(r, _document_name(data)) for r in rows],
     )
+
+
+def _callee_facts(row: dict[str, Any], document: str) -> RowFacts:
+    """A callee by name (its target address when unnamed); an import by its own name (`PyErr_NoMemory`, not the
+    PLT stub's `PyErr_NoMemory@plt`), and with no document: it lives in another one."""
+    imported = row.get("import")
+    if isinstance(imported, str) and imported:
+        return _facts(procedure=imported)
+    name = _first_name(_dict(row.get("procedure")).get("names")) or _first_name(row.get("names"))
+    return _facts(procedure=name or _text(row.get("target")), document=document)
 
 
 def sections_table(data: dict[str, Any]) -> ResultTable | None:

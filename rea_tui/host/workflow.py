@@ -43,6 +43,37 @@ class Workflow:
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
+# Tool arguments a prompt argument of another name fills (tool argument: prompt arguments, first found wins):
+# an investigation's `feature` is what `search_strings` searches for. Small on purpose: a name is a claim.
+PROMPT_ARGUMENT_ALIASES: Mapping[str, tuple[str, ...]] = {"query": ("feature",)}
+
+
+def prompt_prefill(tool: Tool, prompt_values: Mapping[str, str]) -> dict[str, str]:
+    """The tool's arguments the prompt's values fill: the same name (the form reads the text as the argument's
+    type), or an alias where the argument takes text."""
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict):
+        return {}
+    filled: dict[str, str] = {}
+    for name, schema in properties.items():
+        if not isinstance(name, str):
+            continue
+        aliases = PROMPT_ARGUMENT_ALIASES.get(name, ()) if _takes_text(schema) else ()
+        value = next((prompt_values[s] for s in (name, *aliases) if prompt_values.get(s)), None)
+        if value is not None:
+            filled[name] = value
+    return filled
+
+
+def _takes_text(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    declared = schema.get("type")
+    types = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+    enum = schema.get("enum")
+    return (not types or "string" in types) and not isinstance(enum, list)
+
+
 def find_steps(text: str, tools: Iterable[Tool]) -> list[WorkflowStep]:
     """Tool names that occur in `text` as whole words, by first occurrence."""
     found: list[WorkflowStep] = []

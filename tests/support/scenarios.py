@@ -581,6 +581,66 @@ async def narrowing_filter(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def act_on_row(pilot: Pilot[Any], row: int, action: str, button: str = "#allow-session") -> EvidenceEntry:
+    """Enter on a row of the shown entry's first table, choose the action that starts with `action`, approve."""
+    from rea_tui.ui.widgets.result_view import ViewTable
+
+    app = the_app(pilot)
+    detail = app.main.query_one(EvidenceDetail)
+    await wait_for(pilot, lambda: bool(detail.query(ViewTable)), "the rows")
+    table = detail.query(ViewTable).first()
+    await wait_for(pilot, lambda: table.row_count > row, "the row")
+    table.focus()
+    table.move_cursor(row=row)
+    await pilot.pause()
+    await pilot.press("enter")
+    menu = await screen_named(pilot, "RowActionsScreen")
+    options = menu.query_one(OptionList)
+    labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    index = next(i for i, label in enumerate(labels) if label.startswith(action))
+    await pilot.press(*(["down"] * index), "enter")
+    before = len(app.session.ledger.entries)
+    if button:
+        await screen_named(pilot, "ApprovalScreen")
+        await click(pilot, button)
+    await wait_for(
+        pilot,
+        lambda: len(app.session.ledger.entries) > before and app.session.ledger.entries[-1].finished,
+        "the row's call",
+    )
+    await pilot.pause()
+    return app.session.ledger.entries[-1]
+
+
+async def _trace_to_references(pilot: Pilot[Any]) -> EvidenceEntry:
+    """investigate_feature rendered; search_strings from its step (the feature as query), then the string's row
+    to find_references: the procedure that loads it."""
+    await connected(pilot)
+    await fill_investigation(pilot, feature="offline search", document="Notes")
+    await render(pilot)
+    await open_step(pilot, "search_strings")
+    await review(pilot)
+    await approve(pilot, "#allow-session")
+    return await act_on_row(pilot, 0, "find_references")
+
+
+async def trace_references(pilot: Pilot[Any]) -> None:
+    """The rendered prompt (folded to its summary line) and a references table reached from a string's row."""
+    app = the_app(pilot)
+    entry = await _trace_to_references(pilot)
+    await wait_for(pilot, lambda: app.main.query_one(EvidenceDetail).entry is entry, "the references shown")
+    await settle(pilot)
+
+
+async def trace_listing(pilot: Pilot[Any]) -> None:
+    """From the references table's row to inspect_procedure: the procedure's listing, the breadcrumb above."""
+    app = the_app(pilot)
+    await _trace_to_references(pilot)
+    entry = await act_on_row(pilot, 0, "inspect_procedure")
+    await wait_for(pilot, lambda: app.main.query_one(EvidenceDetail).entry is entry, "the listing shown")
+    await settle(pilot)
+
+
 def _notes_written(app: ReaApp, count: int) -> Callable[[], bool]:
     return lambda: len(app.session.notebook.notes) >= count
 
@@ -628,4 +688,6 @@ SCENARIOS: dict[str, Scenario] = {
     "evidence_listing": evidence_listing,
     "evidence_tables": evidence_tables,
     "narrowing_filter": narrowing_filter,
+    "trace_references": trace_references,
+    "trace_listing": trace_listing,
 }

@@ -161,8 +161,11 @@ async def test_render_shows_workflow_with_steps_and_resource_link_opens_into_evi
         assert view.workflow is not None
         assert [s.tool for s in view.workflow.steps] == ["list_documents", "echo", "structured_info"]
         await pilot.pause(0.2)
-        text = screen_text(app)
-        assert "Steps (3)" in text and "resource link" in text
+        assert "Steps (3)" in screen_text(app)
+        # The cards come with the guidance under the steps, in the workflow's one scroller.
+        view.query(".content-card").first().scroll_visible(animate=False, immediate=True)
+        await pilot.pause(0.2)
+        assert "resource link" in screen_text(app)
         cards = [card.border_title for card in view.query(".content-card")]
         assert cards == ["resource link", "embedded resource", "image"]
         await pilot.click(".open-link")
@@ -263,6 +266,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
     from rea_tui.ui.screens.protocol_log import ProtocolLogScreen
     from rea_tui.ui.screens.resource_view import ResourceViewScreen
     from rea_tui.ui.screens.roots import RootsScreen
+    from rea_tui.ui.screens.row_actions import RowActionsScreen
     from rea_tui.ui.screens.server_details import ServerDetailsScreen
     from rea_tui.ui.screens.sign_in import SignInScreen
     from rea_tui.ui.screens.tasks import TasksScreen
@@ -288,6 +292,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         SignInScreen,
         DiscoveredServersScreen,
         TrustFolderScreen,
+        RowActionsScreen,
     ):
         for binding in owner.BINDINGS:
             assert isinstance(binding, Binding), (owner, binding)

@@ -21,6 +21,7 @@ from rea_tui.ui.widgets import dropdown as dropdown_module
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
+from rea_tui.ui.widgets.result_view import ViewTable
 from rea_tui.ui.widgets.sidebar import ServerTree
 from tests.support.pilot import make_app, screen_text, wait_for
 from tests.support.scenarios import (
@@ -176,10 +177,11 @@ async def test_f6_moves_the_focus_to_the_next_pane_and_the_pane_is_marked() -> N
             await pilot.press("f6")
             await pilot.pause()
             visited.append(main.pane_of(app.focused))
-        assert visited == ["form", "workflow", "evidence", "prompts"]
+        # Rendered, the form is folded to its summary line: f6 passes it; f10 opens it, the cursor in it.
+        assert visited == ["workflow", "evidence", "prompts", "workflow"]
+        await pilot.press("f10")
+        await wait_for(pilot, lambda: main.pane_of(app.focused) == "form", "the form opened")
         # The pane holding the focus has the accent border; the others do not.
-        await pilot.press("f6")
-        await pilot.pause()
         form = main.query_one("#form")
         sidebar = main.query_one("#sidebar")
         assert form.styles.border_top[1] != sidebar.styles.border_top[1]
@@ -215,7 +217,7 @@ async def test_evidence_reads_as_a_listing_the_json_is_f7_away_and_f8_widens_it(
         assert entry.ref == "E-0001"
         await select_evidence(pilot, entry.id)
         detail = app.main.query_one(EvidenceDetail)
-        listing = str(detail.query_one(".disassembly-listing", Static).render())
+        listing = "\n".join(detail.query_one(".disassembly-listing", ViewTable).rows_text)
         first = entry.structured["disassembly"]["instructions"][0]
         assert first["address"] in listing.splitlines()[0] and first["mnemonic"] in listing.splitlines()[0]
         assert "openDocument+0x" in listing or "<" in listing  # jump targets named where the server knows them
@@ -303,7 +305,7 @@ async def test_without_an_allowance_the_filter_asks_through_the_approval_dialog(
         assert ran.follows == app.session.ledger.entries[0].id
 
 
-async def test_rendering_moves_to_the_workflow_without_taking_the_focus_wide() -> None:
+async def test_rendering_folds_the_form_wide_and_the_cursor_goes_on_to_the_steps() -> None:
     app = make_app([reference_spec()], transcript=None)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
@@ -311,8 +313,12 @@ async def test_rendering_moves_to_the_workflow_without_taking_the_focus_wide() -
         await focus_field(pilot, form, "feature")
         await pilot.press(*"offline search")
         await render(pilot)
-        # Wide, the workflow shows beside the form: the cursor stays where the analyst was.
-        assert isinstance(app.focused, ArgumentInput)
+        # Wide, the form folds to its summary line: the cursor goes on to the steps, never into a hidden field.
+        await wait_for(pilot, lambda: app.main.pane_of(app.focused) == "workflow", "the steps")
+        # f10 gives the form back, what was typed in it and the cursor.
+        await pilot.press("f10")
+        await wait_for(pilot, lambda: isinstance(app.focused, ArgumentInput), "the form")
+        assert form.values()["feature"] == "offline search"
 
 
 # ---------------------------------------------------------------- names and space

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from rea_tui.host.config import ServerSpec
@@ -147,3 +148,22 @@ async def test_the_test_settings_show_nothing_machine_or_time_specific() -> None
             if sys.executable in detail or re.search(r"\bpid \d+", detail):
                 problems.append(f"protocol log row {row}: {detail.splitlines()[-1][:100]!r}")
         assert not problems, problems
+
+
+# The investigation's screen at three sizes: the form folded to a line, the workflow above, the evidence below
+# with its rows whole (no key column cut, no listing line wrapped; a wider table scrolls sideways).
+WORK_SIZES = {"120x40": (120, 40), "160x48": SIZE, "200x60": (200, 60)}
+
+
+@pytest.mark.parametrize("size", list(WORK_SIZES))
+def test_trace_references(snap_compare: Any, tmp_path: Path, size: str) -> None:
+    """A string's row led to find_references: the procedure that loads it, as a table."""
+    app = stable_app(tmp_path)
+    assert snap_compare(app, terminal_size=WORK_SIZES[size], run_before=scenarios.trace_references)
+
+
+@pytest.mark.parametrize("size", list(WORK_SIZES))
+def test_trace_listing(snap_compare: Any, tmp_path: Path, size: str) -> None:
+    """The references table's row led to inspect_procedure: the listing, the breadcrumb above it."""
+    app = stable_app(tmp_path)
+    assert snap_compare(app, terminal_size=WORK_SIZES[size], run_before=scenarios.trace_listing)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from rea_tui.host import prompt_prefill
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import NarrowingAsked, ToolCallFinished
 from rea_tui.ui.text import notify_plain, plain_line
@@ -18,9 +19,12 @@ from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
-    from rea_tui.host import Tool
+    from collections.abc import Callable, Mapping
+
+    from rea_tui.host import CompletionFailure, CompletionPage, CompletionRef, Tool
     from rea_tui.ui.screens.narrowing import NarrowingScreen
     from rea_tui.ui.screens.tool_form import ToolRequest
+    from rea_tui.ui.widgets.completing_input import FieldCompleter
 
 CALL_GROUP = "call"
 PINNED_LIMIT = 200
@@ -33,13 +37,6 @@ def suggestions_for(tool: Tool, prompt_values: dict[str, str]) -> dict[str, list
     properties = tool.input_schema.get("properties")
     names = list(properties) if isinstance(properties, dict) else []
     return {str(name): offered for name in names}
-
-
-def prefilled(tool: Tool, prompt_values: dict[str, str]) -> dict[str, Any]:
-    """Prompt arguments whose names match the tool's parameters."""
-    properties = tool.input_schema.get("properties")
-    names = set(properties) if isinstance(properties, dict) else set()
-    return {k: v for k, v in prompt_values.items() if k in names}
 
 
 class ToolCallFlow(Flow):
@@ -56,6 +53,30 @@ class ToolCallFlow(Flow):
             values.update({k: v for k, v in form.values().items() if v})
         return values
 
+    def completers(self, server: str, tool: Tool) -> dict[str, FieldCompleter]:
+        """The tool's arguments the server completes (as a prompt argument or template variable of the same
+        name, the prompt in use first), each asking through the server's one completion feed."""
+        from rea_tui.host import context_for, tool_completion_refs
+
+        hosted = self.session.browsable(server)
+        if hosted is None or not hosted.completions.supported:
+            return {}
+        view = self.screen.query_one(WorkflowView)
+        preferred = view.workflow.prompt if view.workflow is not None and view.server == server else None
+        catalogs = hosted.catalogs
+        refs = tool_completion_refs(tool, catalogs.prompts.items, catalogs.templates.items, preferred)
+        feed = hosted.completions
+
+        def completer(name: str, ref: CompletionRef) -> FieldCompleter:
+            def ask(
+                value: str, others: Mapping[str, str], deliver: Callable[[CompletionPage | CompletionFailure], None]
+            ) -> None:
+                feed.submit(ref, name, value, context_for(name, others), deliver)
+
+            return ask
+
+        return {name: completer(name, ref) for name, ref in refs.items()}
+
     def open(
         self,
         server: str,
@@ -64,7 +85,11 @@ class ToolCallFlow(Flow):
         *,
         follows: str | None = None,
         note: Text | None = None,
+        from_prompt: bool = True,
+        review_at_once: bool = False,
     ) -> None:
+        """The tool's form, prefilled from the prompt (unless `from_prompt` is off: a row's action names all it
+        means) and `arguments`; `review_at_once` checks them and goes on to the approval dialog at once."""
         from rea_tui.ui.screens.tool_form import ToolFormScreen
 
         app = self.screen.app
@@ -76,9 +101,18 @@ class ToolCallFlow(Flow):
             notify_plain(app, f"The server does not list the tool {tool_name}", severity="warning")
             return
         prompt_values = self.prompt_arguments(server)
-        values = {**prefilled(tool, prompt_values), **(arguments or {})}
+        values = {**(prompt_prefill(tool, prompt_values) if from_prompt else {}), **(arguments or {})}
         timeout = self.session.timeout
-        screen = ToolFormScreen(server, tool, values, suggestions_for(tool, prompt_values), timeout, note)
+        screen = ToolFormScreen(
+            server,
+            tool,
+            values,
+            suggestions_for(tool, prompt_values),
+            timeout,
+            note,
+            review_at_once=review_at_once,
+            completers=self.completers(server, tool),
+        )
 
         def reviewed(request: ToolRequest | None) -> None:
             if request is not None:

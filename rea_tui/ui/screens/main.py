@@ -16,15 +16,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Tab, Tabs, Tree
+from textual.widgets import Footer, Input, Static, Tab, Tabs, Tree
 
+from rea_tui.host import sanitize_line
 from rea_tui.ui.flows.base import start_job
+from rea_tui.ui.flows.evidence_actions import EvidenceActionFlow
 from rea_tui.ui.flows.form import FormFlow
 from rea_tui.ui.flows.replay import ReplayFlow
 from rea_tui.ui.flows.servers import ServerFlow
@@ -49,10 +52,11 @@ from rea_tui.ui.messages import (
 )
 from rea_tui.ui.screens.main_keys import MAIN_SCREEN_BINDINGS, ONLINE_ACTIONS
 from rea_tui.ui.screens.panes import PANE_IDS, PANES, Pane, focus_target, pane_of
-from rea_tui.ui.text import notify_plain
+from rea_tui.ui.text import NAME_LIMIT, notify_plain, plain_line
 from rea_tui.ui.widgets.argument_form import ArgumentForm, ArgumentInput
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.header import ServerHeader, server_details
+from rea_tui.ui.widgets.result_view import ViewTable
 from rea_tui.ui.widgets.sidebar import ServerTree
 from rea_tui.ui.widgets.sidebar_filter import SidebarFilter
 from rea_tui.ui.widgets.workflow_view import WorkflowView
@@ -60,7 +64,7 @@ from rea_tui.ui.widgets.workflow_view import WorkflowView
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from rea_tui.host import EvidenceEntry, ReplayPlan, Session
+    from rea_tui.host import EvidenceEntry, ReplayPlan, Session, Workflow
     from rea_tui.ui.settings import AppSettings
 
 # Under this many columns, one pane shows at a time (with tabs).
@@ -78,6 +82,8 @@ class MainScreen(Screen[None]):
     pane: reactive[Pane] = reactive("form")
     narrow: reactive[bool] = reactive(False)
     zoomed: reactive[bool] = reactive(False)
+    # After rendering, the form is one summary line (wide layouts): the workflow and evidence get its room.
+    form_collapsed: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -94,6 +100,7 @@ class MainScreen(Screen[None]):
         self.active_server: str | None = session.names[0] if session.names else None
         self.form_flow = FormFlow(self, session)
         self.calls = ToolCallFlow(self, session)
+        self.evidence_actions = EvidenceActionFlow(self, session, self.calls, offline=offline)
         self.replay = ReplayFlow(self, session, replay, self.form_flow) if replay is not None else None
         self.servers = ServerFlow(
             self,
@@ -117,11 +124,13 @@ class MainScreen(Screen[None]):
         yield ServerHeader(id="server-header")
         yield Tabs(*(Tab(p.capitalize(), id=f"tab-{p}") for p in PANES), id="pane-tabs")
         with Horizontal(id="main"):
+            yield Static("", id="notes-room")
             with Vertical(id="sidebar-column"):
                 yield SidebarFilter(id="sidebar-filter")
                 yield ServerTree(id="sidebar")
             yield ArgumentForm(id="form")
             with Vertical(id="right"):
+                yield Static("", id="form-summary")
                 yield WorkflowView(id="workflow")
                 yield EvidencePane(self.session.ledger, id="evidence")
         yield Footer()
@@ -163,6 +172,27 @@ class MainScreen(Screen[None]):
     def watch_pane(self, pane: Pane) -> None:
         self._show_pane()
 
+    def watch_form_collapsed(self, collapsed: bool) -> None:
+        self.set_class(collapsed, "-form-collapsed")
+
+    def _summarize_form(self, workflow: Workflow) -> None:
+        """`Investigate a feature  feature=unknown encoding  document=libpython3.11.so.1.0   f10 edits`."""
+        summary = Text(no_wrap=True, overflow="ellipsis")
+        summary.append_text(plain_line(workflow.prompt, NAME_LIMIT, style="bold"))
+        for name, value in workflow.arguments.items():
+            if value:
+                summary.append(f"  {sanitize_line(name, NAME_LIMIT)}=", style="dim")
+                summary.append_text(plain_line(value, NAME_LIMIT))
+        summary.append("   f10 edits the arguments", style="dim")
+        self.query_one("#form-summary", Static).update(summary)
+
+    def action_toggle_form(self) -> None:
+        if self.query_one(ArgumentForm).target is None:
+            return
+        self.form_collapsed = not self.form_collapsed
+        if not self.form_collapsed:
+            self.call_after_refresh(self.focus_pane, "form")
+
     def watch_zoomed(self, zoomed: bool) -> None:
         self.set_class(zoomed, "-zoom")
         self.refresh_bindings()
@@ -195,6 +225,8 @@ class MainScreen(Screen[None]):
         """Put the focus on the pane's main widget: the tree, a field, the steps, the evidence list.
 
         False when the pane has nothing to focus yet (no prompt chosen, nothing rendered)."""
+        if pane == "form" and self.form_collapsed and not self.narrow:
+            return False  # folded to its summary line: f10 opens it
         target = focus_target(self, pane)
         if target is not None and target.focusable:
             target.focus()
@@ -378,6 +410,7 @@ class MainScreen(Screen[None]):
             # Chosen twice (a key typed on it, then its report): the form is already there.
             shown = form.target is not None and (form.target.server, form.target.name) == (ref.server, ref.name)
             if shown or await self.form_flow.select(ref):
+                self.form_collapsed = False
                 self.show_pane("form")
                 field = form.first_empty_field()
                 if field is not None:
@@ -396,6 +429,8 @@ class MainScreen(Screen[None]):
         self.form_flow.focus_changed(event.widget)
         # The current pane follows the focus (a click, tab): f6 goes on from there.
         pane = self.pane_of(event.widget)
+        if pane == "form" and self.form_collapsed:
+            self.form_collapsed = False  # a field took the focus (a server's diagnostic): it is shown
         if pane is not None and pane != self.pane and not self.narrow:
             self.pane = pane
         # The focused pane's border changes colour: repaint the borders now, not with the next unrelated refresh.
@@ -418,7 +453,15 @@ class MainScreen(Screen[None]):
 
     async def on_prompt_rendered(self, message: PromptRendered) -> None:
         await self.query_one(WorkflowView).show(message.server, message.workflow)
-        self.show_pane("workflow")
+        self._summarize_form(message.workflow)
+        if not self.narrow:
+            was_in_form = self.pane_of(self.focused) == "form"
+            self.form_collapsed = True
+            if was_in_form:
+                # The form is folded away: the focus goes on to the steps (hidden widgets take no keys).
+                self.show_pane("workflow", focus=True)
+        else:
+            self.show_pane("workflow")
 
     # ------------------------------------------------------------ evidence and tool calls
 
@@ -482,6 +525,20 @@ class MainScreen(Screen[None]):
 
     def on_tool_call_finished(self, message: ToolCallFinished) -> None:
         self.show_pane("evidence")
+        self.evidence_actions.result_came(message.entry)
+
+    @on(ViewTable.RowChosen)
+    def _row_chosen(self, message: ViewTable.RowChosen) -> None:
+        entry = self.query_one(EvidenceDetail).entry
+        if entry is not None:
+            self.evidence_actions.row_chosen(entry, message.facts)
+
+    @on(EvidencePane.EntryChosen)
+    def _entry_chosen(self, message: EvidencePane.EntryChosen) -> None:
+        entry = self.session.ledger.get(message.entry_id)
+        if entry is not None:
+            has_rows = bool(self.query_one(EvidenceDetail).tables)
+            self.evidence_actions.entry_chosen(entry, has_rows)
 
     def on_narrowing_asked(self, message: NarrowingAsked) -> None:
         self.calls.answer_narrowing(message.entry.id)
@@ -562,7 +619,15 @@ class MainScreen(Screen[None]):
     def action_notes(self) -> None:
         from rea_tui.ui.screens.notes import NotesScreen
 
-        self.app.push_screen(NotesScreen(self.session.notebook, self.session.ledger.refs, read_only=self.offline))
+        beside = not self.narrow
+        notes = NotesScreen(self.session.notebook, self.session.ledger.refs, read_only=self.offline, beside=beside)
+        # Beside: the left of this screen makes room for the notes panel; the evidence stays in view on the right.
+        self.set_class(beside, "-notes-open")
+
+        def closed(_result: None) -> None:
+            self.remove_class("-notes-open")
+
+        self.app.push_screen(notes, callback=closed)
 
     def action_export_report(self) -> None:
         from rea_tui.host import read_transcript, render_markdown

@@ -24,6 +24,15 @@ MAIN_SCREEN_BINDINGS: list[BindingType] = [
         tooltip="The evidence as listing and tables, or as JSON",
     ),
     Binding("f8,alt+z", "zoom", "Zoom", id="zoom", tooltip="Widen the evidence detail to the whole screen, and back"),
+    Binding(
+        "f10,alt+e",
+        "toggle_form",
+        "Form",
+        id="toggle-form",
+        tooltip="The prompt's form: open it again after rendering, or fold it to one line",
+        # The summary line above the workflow names it: the footer is full at 160 columns.
+        show=False,
+    ),
     Binding("escape", "unzoom", "Unzoom", id="unzoom", show=False, tooltip="Back from the widened evidence"),
     Binding("ctrl+b,alt+b", "cancel_call", "Cancel call", id="cancel-call", tooltip="Cancel the running tool call"),
     Binding("f5,alt+c", "reconnect", "Reconnect", id="reconnect", tooltip="Retry or reconnect the selected server"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -9,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
+from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Footer, Input, ListItem, ListView, Select, Static
 
@@ -22,6 +23,8 @@ TITLES = {"observation": "Observations", "inference": "Inferences", "unknown": "
 
 # A word starting otherwise completes to an ID only from this many letters on (so prose is left alone).
 QUALIFIER_PREFIX = 3
+# The characters an evidence ID is made of (`E-0004`, `rea:E-0004`, `E5`), at the end of what is typed.
+ID_TAIL = re.compile(r"[A-Za-z0-9:._-]+$")
 
 
 class EvidenceIdSuggester(Suggester):
@@ -32,12 +35,15 @@ class EvidenceIdSuggester(Suggester):
         self._ids = ids
 
     async def get_suggestion(self, value: str) -> str | None:
-        head, space, word = value.rpartition(" ")
-        if not word or not (word.startswith(ID_INITIALS) or len(word) >= QUALIFIER_PREFIX):
+        # The ID being typed starts after any character an ID does not have: `(E-00`, `[E-00`, `"E-00` complete.
+        word = ID_TAIL.search(value)
+        typed = word.group(0) if word is not None else ""
+        if not typed or not (typed.startswith(ID_INITIALS) or len(typed) >= QUALIFIER_PREFIX):
             return None
+        head = value[: len(value) - len(typed)]
         for candidate in reversed(self._ids()):
-            if candidate.startswith(word) and candidate != word:
-                return f"{head}{space}{candidate}"
+            if candidate.startswith(typed) and candidate != typed:
+                return f"{head}{candidate}"
         return None
 
 
@@ -50,22 +56,37 @@ def note_label(note: Note) -> Text:
     return text
 
 
-class NotesScreen(Screen[None]):
+class NotesScreen(ModalScreen[None]):
+    """The notes beside the evidence (the main screen makes room on its left), or over the whole screen."""
+
     CSS_PATH = stylesheet("notes.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="notes-close", tooltip="Back to the investigation"),
         Binding("delete", "delete_note", "Delete note", id="notes-delete", tooltip="Delete the highlighted note"),
     ]
 
-    def __init__(self, notebook: Notebook, evidence_ids: Callable[[], list[str]], *, read_only: bool = False) -> None:
-        """`read_only`: the notes of an offline replay are shown, never changed (nothing would record them)."""
-        super().__init__()
+    def __init__(
+        self,
+        notebook: Notebook,
+        evidence_ids: Callable[[], list[str]],
+        *,
+        read_only: bool = False,
+        beside: bool = False,
+    ) -> None:
+        """`read_only`: the notes of an offline replay are shown, never changed (nothing would record them).
+        `beside`: a panel on the left, the evidence in view on the right (else the whole screen)."""
+        super().__init__(classes="-beside" if beside else "")
         self.notebook = notebook
         self.evidence_ids = evidence_ids
         self.read_only = read_only
         self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
+        with Vertical(id="notes-panel"):
+            yield from self._panel()
+        yield Footer()
+
+    def _panel(self) -> ComposeResult:
         yield Static(
             Text("Notes  ", style="bold").append(
                 "kept apart: what was seen, what it suggests, what is still unknown. "
@@ -84,7 +105,6 @@ class NotesScreen(Screen[None]):
                 Text("Read-only: an offline replay shows the recorded notes and records nothing.", style="yellow"),
                 id="note-message",
             )
-            yield Footer()
             return
         with Horizontal(id="note-entry"):
             yield Select(
@@ -102,7 +122,6 @@ class NotesScreen(Screen[None]):
             )
             yield Button("Add", id="note-add", variant="primary")
         yield Static("", id="note-message")
-        yield Footer()
 
     def on_mount(self) -> None:
         self._unsubscribe = self.notebook.subscribe(self._notes_changed)

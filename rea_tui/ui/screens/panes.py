@@ -8,6 +8,7 @@ from textual.widgets import Input, ListView
 
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.entry_list import EntryList
+from rea_tui.ui.widgets.result_view import ViewTable
 from rea_tui.ui.widgets.sidebar import ServerTree
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def pane_of(screen: Screen[Any], widget: Widget | None) -> Pane | None:
 
 
 def focus_target(screen: Screen[Any], pane: Pane) -> Widget | None:
-    """What takes the focus in `pane`: the tree, the first empty field, the steps, the evidence list."""
+    """What takes the focus in `pane`: the tree, the first empty field, the steps, the evidence's rows."""
     if pane == "prompts":
         return screen.query_one(ServerTree)
     if pane == "form":
@@ -43,5 +44,9 @@ def focus_target(screen: Screen[Any], pane: Pane) -> Widget | None:
         if steps.index is None:
             steps.index = 0  # enter opens the first step
         return steps
+    # The shown entry's rows first (enter acts on them; shift+tab reaches the list), else the list, else the filter.
+    rows = screen.query(ViewTable)
+    if rows:
+        return rows.first()
     entries = screen.query_one(EntryList)
     return entries if entries.entry_count else screen.query_one("#evidence-filter", Input)

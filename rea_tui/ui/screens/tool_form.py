@@ -10,6 +10,7 @@ defaults.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ from textual.widgets import Button, Input, Static
 from rea_tui.host import Tool, check_against_schema
 from rea_tui.ui.styles import stylesheet
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.completing_input import FieldCompleter
 from rea_tui.ui.widgets.schema_form import SchemaForm
 
 TITLE_LIMIT = 80
@@ -67,8 +69,14 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
         suggestions: dict[str, list[str]],
         timeout: float,
         note: Text | None = None,
+        *,
+        review_at_once: bool = False,
+        completers: Mapping[str, FieldCompleter] | None = None,
     ) -> None:
         super().__init__()
+        self.completers = completers
+        # Filled from a row's action: checked and on to the approval at once; the form stays when it fails.
+        self.review_at_once = review_at_once
         self.server = server
         self.tool = tool
         self.values = values
@@ -90,7 +98,9 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
                 yield Static(plain(self.tool.description, DESCRIPTION_LIMIT), classes="dialog-description")
             if self.note is not None:
                 yield Static(self.note, classes="dialog-note")
-            yield SchemaForm(self.tool.input_schema, self.values, self.suggestions, id="tool-fields")
+            yield SchemaForm(
+                self.tool.input_schema, self.values, self.suggestions, completers=self.completers, id="tool-fields"
+            )
             with Horizontal(id="timeout-row"):
                 yield Static(Text("timeout (s)", style="bold"), id="timeout-label")
                 yield Input(f"{self.timeout:g}", type="number", id="tool-timeout")
@@ -103,6 +113,8 @@ class ToolFormScreen(ModalScreen[ToolRequest | None]):
         editor = self.form.first_editor()
         if editor is not None:
             editor.focus()
+        if self.review_at_once:
+            self.call_after_refresh(self.action_review)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "review":

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Region
 from textual.message import Message
-from textual.widgets import Button, Input, ProgressBar, Static
+from textual.widgets import Button, DataTable, Input, ProgressBar, Static, Tree
 
-from rea_tui.host import TextBlock, result_views, sanitize_line
+from rea_tui.host import InspectionHistory, TextBlock, result_views, sanitize_line
 from rea_tui.ui.settings import DEFAULT_SETTINGS, AppSettings, settings_of
 from rea_tui.ui.text import (
     BODY_LIMIT,
@@ -35,7 +37,7 @@ from rea_tui.ui.text import (
     plain_line,
 )
 from rea_tui.ui.widgets.entry_list import EntryList
-from rea_tui.ui.widgets.result_view import json_tree, view_widgets
+from rea_tui.ui.widgets.result_view import JsonLeaf, ViewTable, json_tree, leaf_facts, view_widgets
 from rea_tui.ui.widgets.workflow_view import block_card
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ MORE_CHUNK = 200_000
 UPDATE_LINES_UP_TO = 20
 # Arguments shown on one line when they fit; otherwise as indented JSON.
 INLINE_ARGUMENTS = 200
+# Entries shown on each side of the current one in the history's breadcrumb.
+TRAIL_AROUND = 4
 DetailView = Literal["reading", "tree"]
 
 BADGES: dict[str, tuple[str, str]] = {
@@ -159,6 +163,25 @@ class EvidenceDetail(VerticalScroll):
             await self.mount(Static(Text("No evidence yet: run a step.", style="dim")))
             return
         await self.mount_all(list(self._widgets(entry)))
+
+    @property
+    def tables(self) -> list[ViewTable]:
+        return list(self.query(ViewTable))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[JsonLeaf | None]) -> None:
+        """Enter on a named field of the JSON tree acts on it like a row (any server's result reads so)."""
+        facts = leaf_facts(event.node.data)
+        if facts:
+            event.stop()
+            self.post_message(ViewTable.RowChosen(None, facts))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The detail scrolls with a table's cursor (the table is as tall as its rows; the detail scrolls)."""
+        table = event.data_table
+        if table.parent is not self:
+            return
+        row = table.virtual_region.y + table.header_height + event.cursor_row
+        self.scroll_to_region(Region(0, row, 1, 1), animate=False, immediate=True)
 
     async def toggle_view(self) -> DetailView:
         """Between the listing and tables and the JSON tree; the entry shown is redrawn."""
@@ -303,7 +326,37 @@ class EvidenceDetail(VerticalScroll):
 
 
 class EvidencePane(Vertical):
-    """Bottom right: the evidence ledger."""
+    """Bottom right: the evidence ledger, the history of what was inspected, and the selected entry."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Neither key types into a field: the filter takes `[` and `]` as text before the pane sees them.
+        Binding(
+            "left_square_bracket,alt+left",
+            "back",
+            "Back",
+            id="evidence-back",
+            tooltip="The entry inspected before",
+            # The breadcrumb names both keys; the footer is full at 160 columns.
+            show=False,
+        ),
+        Binding(
+            "right_square_bracket,alt+right",
+            "forward",
+            "Forward",
+            id="evidence-forward",
+            tooltip="The entry inspected after (back undone)",
+            show=False,
+        ),
+        Binding("enter", "choose_entry", "Act", id="evidence-act", tooltip="What the entry's ID offers", show=False),
+        Binding("c", "copy_id", "Copy ID", id="evidence-copy-id", tooltip="Copy the selected entry's ID", show=False),
+    ]
+
+    class EntryChosen(Message):
+        """Enter on an entry of the list: what its evidence ID offers."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     def __init__(self, ledger: EvidenceLedger, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -311,12 +364,95 @@ class EvidencePane(Vertical):
         self.border_title = "Evidence"
         # The width of the ID column, the longest ID listed: the lines' badges stay in one column.
         self._ref_width = 0
+        self.history = InspectionHistory()
+        # Where each entry's table cursors were (table index, row), put back when it is shown again.
+        self._cursors: dict[str, tuple[int, int]] = {}
+        # The entry back or forward is going to (the list's cursor follows it; that is not a new visit).
+        self._going_to: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: id, tool, outcome or text", id="evidence-filter")
+        yield Static("", id="evidence-trail")
         with Vertical(id="evidence-body"):
             yield EntryList(id="evidence-list")
             yield EvidenceDetail(self.ledger, id="evidence-detail")
+
+    # ------------------------------------------------------------ history
+
+    async def _shown(self, entry: EvidenceEntry, *, visit: bool = True) -> None:
+        """Show `entry` in the detail (and, unless going back or forward, visit it), its cursor where it was."""
+        if visit:
+            self.history.visit(entry.id)
+        detail = self.query_one(EvidenceDetail)
+        await detail.show(entry)
+        self._show_trail()
+        place = self._cursors.get(entry.id)
+        tables = detail.tables
+        if place is not None and place[0] < len(tables):
+            table = tables[place[0]]
+            self.call_after_refresh(table.move_cursor, row=place[1], animate=False)
+
+    def _show_trail(self) -> None:
+        keys, here = self.history.trail(TRAIL_AROUND)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if len(keys) > 1:
+            text.append("[ back  ", style="dim")
+            for index, key in enumerate(keys):
+                if index:
+                    text.append(" › ", style="dim")
+                entry = self.ledger.get(key)
+                label = f"{shown_ref(entry)} {sanitize_line(entry.tool, NAME_LIMIT)}" if entry is not None else key
+                text.append(label, style="bold reverse" if index == here else "")
+            text.append("  ] forward", style="dim")
+        self.query_one("#evidence-trail", Static).update(text)
+        self.set_class(len(keys) > 1, "-has-trail")
+
+    async def _go(self, entry_id: str | None) -> None:
+        entry = self.ledger.get(entry_id) if entry_id is not None else None
+        if entry is None:
+            return
+        listed = self.query_one(EntryList)
+        index = listed.index_of(entry.id)
+        if index is not None and listed.highlighted != index:
+            self._going_to = entry.id  # the list's message for it is not a visit
+            listed.highlighted = index
+        await self._shown(entry, visit=False)
+        tables = self.query_one(EvidenceDetail).tables
+        focused = self.screen.focused
+        if tables and focused is not None and self in focused.ancestors_with_self:
+            tables[min(self._cursors.get(entry.id, (0, 0))[0], len(tables) - 1)].focus()
+
+    async def action_back(self) -> None:
+        await self._go(self.history.back())
+
+    async def action_forward(self) -> None:
+        await self._go(self.history.forward())
+
+    def action_copy_id(self) -> None:
+        entry = self.query_one(EvidenceDetail).entry
+        if entry is not None:
+            self.app.copy_to_clipboard(entry.ref)
+            self.notify(f"Copied {entry.ref}", markup=False, timeout=2)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        detail = self.query_one(EvidenceDetail)
+        table = event.data_table
+        if detail.entry is not None and isinstance(table, ViewTable) and table in detail.tables:
+            self._cursors[detail.entry.id] = (detail.tables.index(table), event.cursor_row)
+
+    def focus_rows(self) -> bool:
+        """Put the focus on the shown entry's first table (False when it has none)."""
+        tables = self.query_one(EvidenceDetail).tables
+        if tables:
+            tables[0].focus()
+        return bool(tables)
+
+    def action_choose_entry(self) -> None:
+        """Enter on the list (a table, a field and a button take enter themselves first)."""
+        if isinstance(self.screen.focused, EntryList):
+            entry_id = self.selected_id
+            if entry_id is not None:
+                self.post_message(self.EntryChosen(entry_id))
 
     async def on_mount(self) -> None:
         await self.query_one(EvidenceDetail).show(None)
@@ -367,6 +503,8 @@ class EvidencePane(Vertical):
         """Entries opened or changed since the last call, `newest` the newest opened (it is selected)."""
         if len(entries) > UPDATE_LINES_UP_TO or not all(self._update_line(e, select=False) for e in entries):
             self.refresh_list()
+        if any(e.id in self.history.keys for e in entries):
+            self._show_trail()  # an ID the trail shows may have become the server's
         if newest is not None:
             await self._select(newest)
             return
@@ -387,7 +525,7 @@ class EvidencePane(Vertical):
     async def _select(self, entry: EvidenceEntry) -> None:
         if not self._update_line(entry, select=True):
             self.refresh_list(select=entry.id)
-        await self.query_one(EvidenceDetail).show(entry)
+        await self._shown(entry)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "evidence-filter":
@@ -398,5 +536,10 @@ class EvidencePane(Vertical):
         event.stop()
         entry = self.ledger.get(event.entry_id)
         detail = self.query_one(EvidenceDetail)
+        if event.entry_id == self._going_to:
+            # Back and forward move the list's cursor too; its message may come while the detail still shows
+            # the entry before, and `_go` shows the entry itself (not visited again).
+            self._going_to = None
+            return
         if entry is not None and detail.entry is not entry:
-            await detail.show(entry)
+            await self._shown(entry)

@@ -14,7 +14,7 @@ are pickers that send the `const` values. Server text is shown only through
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -26,6 +26,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 
 from rea_tui.host import CHECKED_FORMATS, FieldDiagnostic, FormField, UnreadableValue, form_fields
 from rea_tui.ui.text import join, plain, plain_line
+from rea_tui.ui.widgets.completing_input import CompletingInput, FieldCompleter
 from rea_tui.ui.widgets.field_state import FieldState, is_sensitive
 
 # Fields on a page: only one page is mounted, whatever the size of the schema (a field costs about 5 ms).
@@ -94,14 +95,58 @@ class BooleanToggle(Checkbox):
             self._show(None)
 
 
+class SuggestionChip(Button):
+    """A prompt value under a field: not a Tab stop (tabbing goes field to field), reached with ctrl+down from
+    the field; left and right move between the chips, enter fills the field, escape goes back to it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Previous", id="chip-previous", tooltip="The chip before", show=False),
+        Binding("right", "step(1)", "Next", id="chip-next", tooltip="The next chip", show=False),
+        Binding("escape,up", "leave", "Back", id="chip-leave", tooltip="Back to the field", show=False),
+    ]
+
+    def __init__(self, value: str) -> None:
+        super().__init__(plain_line(value, SUGGESTION_LIMIT), classes="suggestion", compact=True)
+        self.can_focus = False
+        self.tooltip = "fill this field with the value"
+        self.suggestion = value
+
+    def on_blur(self) -> None:
+        self.can_focus = False
+
+    def action_step(self, by: int) -> None:
+        chips = list(self.parent.query(SuggestionChip)) if self.parent is not None else [self]
+        target = chips[(chips.index(self) + by) % len(chips)]
+        target.can_focus = True
+        target.focus()
+
+    def action_leave(self) -> None:
+        field = next((a for a in self.ancestors if isinstance(a, SchemaField)), None)
+        if field is not None:
+            field.query_one(".schema-input").focus()
+
+
 class SchemaField(Vertical):
     """One property: its label, description, editor, suggestions and error."""
 
-    def __init__(self, state: FieldState, on_change: Callable[[], None]) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+down", "to_chips", "Prompt values", id="schema-field-chips", tooltip="The prompt's values"),
+    ]
+
+    def __init__(
+        self,
+        state: FieldState,
+        on_change: Callable[[], None],
+        completer: FieldCompleter | None = None,
+        others: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         super().__init__(classes="schema-field")
         self.state = state
         self.key = state.prop.name
         self.on_change = on_change
+        # The server completes this field (as a prompt argument or template variable of the same name).
+        self.completer = completer
+        self.others = others or dict
 
     def compose(self) -> ComposeResult:
         prop = self.state.prop
@@ -111,16 +156,15 @@ class SchemaField(Vertical):
             heading.append("\n")
             heading.append_text(plain(prop.description, DESCRIPTION_LIMIT, style="dim"))
         yield Static(heading, classes="schema-label")
-        yield self._editor()
+        editor = self._editor()
+        yield editor
+        if isinstance(editor, CompletingInput):
+            yield editor.dropdown  # right under the field: an overlay over what follows
         if self.state.suggestions:
             with Horizontal(classes="suggestions"):
-                yield Static(Text("from the prompt:", style="dim"), classes="suggestions-label")
+                yield Static(Text("from the prompt (ctrl+↓):", style="dim"), classes="suggestions-label")
                 for value in self.state.suggestions[:SUGGESTIONS_SHOWN]:
-                    chip = Button(plain_line(value, SUGGESTION_LIMIT), classes="suggestion", compact=True)
-                    chip.can_focus = False  # Tab moves from field to field; a click fills the field
-                    chip.tooltip = "fill this field with the value"
-                    chip.suggestion = value  # type: ignore[attr-defined]
-                    yield chip
+                    yield SuggestionChip(value)
         yield Static(self._error_text(), classes="schema-error")
 
     def on_mount(self) -> None:
@@ -145,6 +189,10 @@ class SchemaField(Vertical):
         if prop.kind == "array":
             placeholder = "JSON array, or a, b, c"
         input_type = {"integer": "integer", "number": "number"}.get(prop.kind, "text")
+        if self.completer is not None and prop.kind == "string" and not is_sensitive(prop.schema):
+            return CompletingInput(
+                state.text, self.completer, self.others, placeholder=placeholder, classes="schema-input"
+            )
         return Input(
             state.text,
             type=input_type,  # type: ignore[arg-type]
@@ -179,6 +227,8 @@ class SchemaField(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         self.state.text = event.value
         self.changed()
+        if isinstance(event.input, CompletingInput):
+            event.input.typed()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.state.text = event.text_area.text
@@ -194,16 +244,23 @@ class SchemaField(Vertical):
         self.state.picked = list(event.selection_list.selected)
         self.changed()
 
+    def action_to_chips(self) -> None:
+        chips = list(self.query(SuggestionChip))
+        if chips:
+            chips[0].can_focus = True
+            chips[0].focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        value = getattr(event.button, "suggestion", None)
-        if value is None:
+        if not isinstance(event.button, SuggestionChip):
             return
         event.stop()
+        value = event.button.suggestion
         editor = self.query_one(".schema-input")
         if isinstance(editor, Input):
             editor.value = value
         elif isinstance(editor, TextArea):
             editor.text = value
+        editor.focus()
 
 
 class SchemaForm(Vertical):
@@ -227,10 +284,12 @@ class SchemaForm(Vertical):
         given: dict[str, Any],
         suggestions: dict[str, list[str]] | None = None,
         *,
+        completers: Mapping[str, FieldCompleter] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id, classes="schema-form")
         offered = suggestions or {}
+        self._completers = completers or {}
         self.fields = form_fields(schema)
         self._given = given
         self._offered = offered
@@ -272,7 +331,14 @@ class SchemaForm(Vertical):
     def _page_fields(self) -> list[SchemaField]:
         start = self.page * FIELDS_PER_PAGE
         end = min(start + FIELDS_PER_PAGE, len(self.fields))
-        return [SchemaField(self.state(i), self._edited) for i in range(start, end)]
+        return [
+            SchemaField(self.state(i), self._edited, self._completers.get(self.fields[i].name), self.texts)
+            for i in range(start, end)
+        ]
+
+    def texts(self) -> dict[str, str]:
+        """What the text fields hold now, by name (the context of a completion request)."""
+        return {state.prop.name: state.text for state in self._states.values() if state.text}
 
     def _position(self) -> Text:
         start = self.page * FIELDS_PER_PAGE

@@ -101,7 +101,8 @@ def block_card(server: str, block: ContentBlock) -> Vertical:
 
 
 class WorkflowView(Vertical):
-    """Top right: the rendered workflow; the steps stay in view under the scrolling messages."""
+    """Top right: the rendered workflow: its heading, then one scroller of its steps (where the analyst
+    starts) and the server's guidance (the messages, a `user` message without its role label)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -110,11 +111,12 @@ class WorkflowView(Vertical):
         self.border_title = "Workflow"
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="workflow-scroll"):
-            yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
-            yield Vertical(id="workflow-messages")
+        # The heading and the steps' title stay; the steps and the guidance under them scroll, as one.
+        yield Static(Text("Render a prompt to see its workflow here.", style="dim"), id="workflow-empty")
         yield Static("", id="workflow-steps-title")
-        yield ListView(id="workflow-steps")
+        with VerticalScroll(id="workflow-scroll"):
+            yield ListView(id="workflow-steps")
+            yield Vertical(id="workflow-messages")
 
     async def show_error(self, message: Text) -> None:
         self.workflow = None
@@ -127,15 +129,23 @@ class WorkflowView(Vertical):
         self.workflow = workflow
         self.server = server
         heading = join(Text("Workflow: ", style="bold"), plain_line(workflow.prompt, NAME_LIMIT, style="bold"))
-        if workflow.description:
+        texts = [b.text for m in workflow.messages for b in m.blocks if isinstance(b, TextBlock)]
+        description = workflow.description.strip()
+        # Its first sentence is enough to know it again (a REA description adds the target, worded otherwise).
+        first_sentence = description.split(". ")[0].rstrip(".")
+        if description and not any(first_sentence in text for text in texts):
+            # Shown once: the server's guidance usually opens with the description itself.
             heading.append("\n")
-            heading.append_text(plain(workflow.description, PARAGRAPH_LIMIT, style="dim"))
+            heading.append_text(plain(description, PARAGRAPH_LIMIT, style="dim"))
         self.query_one("#workflow-empty", Static).update(heading)
         messages = self.query_one("#workflow-messages", Vertical)
         await messages.remove_children()
         widgets: list[Static | Markdown | Vertical] = []
         for message in workflow.messages:
-            widgets.append(Static(plain_line(message.role, WORD_LIMIT, style="bold italic"), classes="message-role"))
+            if message.role != "user":
+                # A prompt's messages are the user's by default; another role is worth saying.
+                role = plain_line(message.role, WORD_LIMIT, style="bold italic")
+                widgets.append(Static(role, classes="message-role"))
             for block in message.blocks:
                 if isinstance(block, TextBlock):
                     widgets.append(SafeMarkdown(sanitize(block.text, MARKDOWN_LIMIT), classes="message-text"))
