@@ -76,6 +76,7 @@ class PtyRun:
     exit_code: int | None = None
     tail: str = ""
     peak_rss_kb: int = 0  # the process's VmHWM when it had shown what was awaited (or at the timeout)
+    quit_seconds: float | None = None  # from ctrl+q to the process's exit (None: it did not exit by itself)
 
     def at(self, marker: str) -> float | None:
         return self.seen.get(marker)
@@ -89,6 +90,7 @@ def run_in_pty(
     cwd: Path = REPO,
     timeout: float = 20.0,
     done: Callable[[dict[str, float]], bool] | None = None,
+    quit_wait: float = QUIT_WAIT_SECONDS,
 ) -> PtyRun:
     """Start `argv` on a pty; the time each of `markers` first shows; then ctrl+q (or kill it).
 
@@ -141,10 +143,16 @@ def run_in_pty(
         # Leave as a user would (ctrl+q), then make sure the process group is gone.
         with contextlib.suppress(OSError):
             os.write(master, CTRL_Q)
-        quit_deadline = time.perf_counter() + QUIT_WAIT_SECONDS
+        quit_pressed = time.perf_counter()
+        quit_deadline = quit_pressed + quit_wait
         while proc.poll() is None and time.perf_counter() < quit_deadline:
             if not drain(READ_WAIT_SECONDS * 5):
                 break
+        # The pty reads end when the process closes the terminal; it may still be leaving then.
+        while proc.poll() is None and time.perf_counter() < quit_deadline:
+            time.sleep(READ_WAIT_SECONDS / 10)
+        if proc.poll() is not None:
+            run.quit_seconds = time.perf_counter() - quit_pressed
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)

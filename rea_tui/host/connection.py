@@ -469,6 +469,30 @@ class Connection(RequestSender, ServerCallbacks):
                     await self._cancel_owner()
         self.state = "closed"
 
+    async def leave(self, budget: float, term_grace: float) -> bool:
+        """The app is leaving: close within `budget` seconds, or stop the server and leave the SDK's task running
+        (the process ends without it). True when it was left running.
+
+        With a question of the server's still open, the server is stopped at once: closing the SDK's session
+        ends each request the server left pending one by one, and with 10,000 that held the event loop for
+        seconds (20 to 45 s to quit). A stdio server gets SIGTERM, then SIGKILL after `term_grace`.
+        """
+        self.waits.leaving = True
+        if not self.waits.waiting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.close(), budget)
+                return False
+        owner = self._owner
+        if owner is None or owner.done():
+            await self.close()
+            return False
+        # Not `_stop`: that starts the SDK's teardown. `_closing` keeps the exit watch from starting it too.
+        self._closing = True
+        if self._process is not None:
+            await self._process.abandon(term_grace)
+        self.state = "closed"
+        return True
+
     async def reconnect(self) -> None:
         """Start over with the same spec; listeners, traffic and stderr are kept."""
         await self.close()

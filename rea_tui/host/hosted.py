@@ -109,6 +109,12 @@ class HostedServer:
             await self.completions.settle()
             await self.connection.close()
 
+    async def leave(self, budget: float, term_grace: float) -> bool:
+        """The app is leaving: `Connection.leave` (not under the lifecycle lock, which a start may hold);
+        True when the connection's SDK task was left running."""
+        self.completions.cancel_all()
+        return await self.connection.leave(budget, term_grace)
+
     def _seed_catalogs(self, event: HostEvent) -> None:
         early = self.connection.early
         if isinstance(event, ListsPreviewed) and early is not None:

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from rea_tui.host.workflow import Workflow
 
 FormKind = Literal["prompt", "template"]
+# A server stopped as the app leaves: how long it has after SIGTERM before SIGKILL (one that handles SIGTERM
+# leaves at once; the quit is not held up for one that does not).
+ABANDON_TERM_GRACE_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,8 @@ class Session:
         self._started = dict(started or {})
         # Closed (the app quits): a connect asked for before the close starts nothing after it.
         self._closed = False
+        # A close left a server's SDK task running (`close` with a budget): the process may end without it.
+        self.abandoned_closes = False
         self._remember = remember_protocols
         self._servers: dict[str, HostedServer] = {}
         # Servers whose connect (start, catalogs) is under way: not ready for the analyst yet.
@@ -282,13 +287,29 @@ class Session:
         await hosted.read_target()
         return self.allowances.revise(name, hosted.catalogs.tools.items)
 
-    async def close(self, reason: str | None = None) -> None:
-        """`reason`: why it ended, for the transcript (a warm session's idle timeout...)."""
+    def leaving(self) -> None:
+        """The app is about to leave (before its calls are cancelled): a call that ends from now on leaves its
+        server's open questions unanswered, to end with the connection (see `AnalystWaits.call_ended_early`)."""
+        for hosted in self._servers.values():
+            hosted.connection.waits.leaving = True
+
+    async def close(self, reason: str | None = None, *, budget: float | None = None) -> None:
+        """Close every server, then record the session's end (`reason`: why it ended, for the transcript, such
+        as a warm session's idle timeout).
+
+        With a `budget` (seconds; the app leaves), a server not closed within it is stopped and its SDK task
+        left running (`Connection.leave`; `abandoned_closes` says so, and the process may end without it).
+        """
         self._closed = True
         for reading in self._target_reads.values():
             reading.cancel()
-        for hosted in list(self._servers.values()):
-            await hosted.close()
+        servers = list(self._servers.values())
+        if budget is None:
+            for hosted in servers:
+                await hosted.close()
+        else:
+            left = await asyncio.gather(*(hosted.leave(budget, ABANDON_TERM_GRACE_SECONDS) for hosted in servers))
+            self.abandoned_closes = any(left)
         # Started early for a connect that never began.
         started, self._started = list(self._started.values()), {}
         if started:

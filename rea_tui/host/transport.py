@@ -156,9 +156,9 @@ async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
             await task
 
 
-async def stop_process(process: subprocess.Popen[bytes]) -> None:
+async def stop_process(process: subprocess.Popen[bytes], term_grace: float = _TERM_GRACE_SECONDS) -> None:
     """With stdin closed: a moment to exit, then SIGTERM the process group, then SIGKILL it."""
-    steps = (None, _EOF_GRACE_SECONDS), (signal.SIGTERM, _TERM_GRACE_SECONDS), (signal.SIGKILL, _TERM_GRACE_SECONDS)
+    steps = (None, _EOF_GRACE_SECONDS), (signal.SIGTERM, term_grace), (signal.SIGKILL, _TERM_GRACE_SECONDS)
     for sig, grace in steps:
         if sig is not None and process.poll() is None:
             with suppress(ProcessLookupError, PermissionError):
@@ -295,6 +295,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         # Why reading the server's output stopped, when it was not the server closing it.
         self.failure: str | None = None
         self._streams: list[Any] = []
+        # Stopped by `abandon`: the SDK's session is not to see the server's output end.
+        self._abandoned = False
         # Before the SDK reads this process (`early_request`): the replies awaited, by request id; every
         # id sent so far (a late reply to one is not the SDK's); the lines held for the SDK's session;
         # and the start of a line not yet ended.
@@ -450,6 +452,8 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                 self._end_early(ServerUnavailable(f"{self._spec.name}: the server's output ended"))
                 if not self.exited.is_set():
                     await self._wait_for_exit()
+                if self._abandoned:
+                    await anyio.sleep_forever()  # the stream stays open: see `abandon`
 
     async def _deliver(self, line: bytes, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         if not line.strip():
@@ -530,6 +534,17 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         await self._close_readers()
+
+    async def abandon(self, term_grace: float) -> None:
+        """Stop the server (stdin closed, SIGTERM, SIGKILL after `term_grace`) and keep the SDK's session from
+        ending: its stream from the server stays open, as the SDK's ending of every request the server left
+        pending is what the app leaves without (`Connection.leave`)."""
+        self._abandoned = True
+        if self._stdin is not None:
+            with suppress(Exception):
+                self._stdin.close()
+        if self._process is not None:
+            await stop_process(self._process, term_grace=term_grace)
 
     async def close_unread(self) -> None:
         """Stop a process the SDK's session never read (only `early_request` was used): as `__aexit__` does."""

@@ -91,6 +91,8 @@ class AnalystWaits:
         self._dialogs: set[asyncio.Future[Any]] = set()
         self._open = 0
         self._calls = 0
+        # The app is leaving: the connection ends with its dialogs, which are not answered one by one.
+        self.leaving = False
         # Seconds during which at least one dialog was open, and since when one is open now.
         self._waited = 0.0
         self._since: float | None = None
@@ -168,8 +170,10 @@ class AnalystWaits:
             self._calls -= 1
 
     def call_ended_early(self) -> None:
-        """A call was cancelled or timed out: if no other call runs, nobody is left to answer the open dialogs."""
-        if self._calls == 0:
+        """A call was cancelled or timed out: if no other call runs, nobody is left to answer the open dialogs.
+        Not once the app is leaving (`leaving`): each closed dialog is an answer written to the server, and the
+        quit cancels the calls with every question still open (10,000: 10,000 answers on the way out)."""
+        if self._calls == 0 and not self.leaving:
             self.close_dialogs()
 
     def close_dialogs(self) -> int:

@@ -40,6 +40,9 @@ FAILURE_TOAST_LIMIT = 600
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # A shell's exit status for a process ended by a hangup (128 + the signal's number).
 HANGUP_EXIT_CODE = 128 + signal.SIGHUP
+# How long a quit waits for its servers to close by themselves before it stops them: closing answers each
+# request a server left pending, one by one inside the SDK (10,000 pending questions: 20 to 45 s).
+QUIT_CLOSE_BUDGET_SECONDS = 0.5
 
 
 def untyped_alt_key(event: OrderedInput) -> OrderedInput:
@@ -260,10 +263,12 @@ class ReaApp(App[int]):
         self.exit(0)
 
     async def _end_session(self) -> None:
-        """The calls under way cancelled, the servers closed and the session's end recorded."""
+        """The calls under way cancelled, the servers closed (or stopped, past the budget) and the session's
+        end recorded."""
         self.main.servers.close_questions()
+        self.session.leaving()
         self.main.calls.cancel_all()
-        await self.session.close()
+        await self.session.close(budget=QUIT_CLOSE_BUDGET_SECONDS)
 
 
 def browser_key(action: str, bindings: Iterable[BindingType]) -> str | None:

@@ -19,6 +19,7 @@ reports the problem and keeps working:
 - deep:     tools/call is answered with a message nested 100,000 levels deep, ping still works
 - askmany:  each tools/call asks 100 elicitation questions at once, then answers with how many it got
 - askflood: like askmany with the count given as the next argument (10,000 by default)
+- askfloodstart: sends askflood's elicitation requests as soon as the session is initialized, with no call
 - badprogress: each tools/call first sends a notifications/progress whose progress is not a number
             and a notifications/progress with no params, then answers
 - echolog:  sends $API_TOKEN in log messages (as text and nested in data) and to stderr
@@ -61,6 +62,19 @@ def error(request_id: Any, code: int, message: str, data: Any = None) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "error": payload})
 
 
+def ask_many(questions: int) -> None:
+    """`questions` elicitation requests at once (ids many-0, many-1, ...)."""
+    for number in range(questions):
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": f"many-{number}",
+                "method": "elicitation/create",
+                "params": {"message": f"question {number}", "requestedSchema": {"type": "object", "properties": {}}},
+            }
+        )
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "lint"
     if mode == "exit":
@@ -75,7 +89,7 @@ def main() -> None:
         with open(url_to_open[1:], encoding="utf-8") as source:
             url_to_open = source.read()
     questions = MANY_QUESTIONS
-    if mode == "askflood":
+    if mode in ("askflood", "askfloodstart"):
         questions = int(sys.argv[2]) if len(sys.argv) > 2 else FLOOD_QUESTIONS
     pending_calls: dict[str, Any] = {}
     answered: set[str] = set()
@@ -90,6 +104,8 @@ def main() -> None:
         method = message.get("method")
         request_id = message.get("id")
         if method == "notifications/initialized":
+            if mode == "askfloodstart":
+                ask_many(questions)
             if mode == "storm":
                 for _ in range(STORM_NOTIFICATIONS):
                     send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
@@ -117,7 +133,8 @@ def main() -> None:
                 text = f"{len(answered)} answers"
                 if mode == "askflood":
                     text += ": " + ", ".join(f"{count} {action}" for action, count in sorted(actions.items()))
-                result(many_call.pop(), {"content": [{"type": "text", "text": text}]})
+                if many_call:
+                    result(many_call.pop(), {"content": [{"type": "text", "text": text}]})
             continue
         if method is None and str(request_id) in pending_calls:
             # The client's answer to our URL elicitation: the call it was for can now finish.
@@ -219,18 +236,7 @@ def main() -> None:
             sys.stdout.flush()
         elif method == "tools/call" and mode in ("askmany", "askflood"):
             many_call.append(request_id)
-            for number in range(questions):
-                send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": f"many-{number}",
-                        "method": "elicitation/create",
-                        "params": {
-                            "message": f"question {number}",
-                            "requestedSchema": {"type": "object", "properties": {}},
-                        },
-                    }
-                )
+            ask_many(questions)
         elif method == "tools/call" and mode == "badprogress":
             token = ((message.get("params") or {}).get("_meta") or {}).get("progressToken", request_id)
             send(

@@ -16,7 +16,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Button
 
-from rea_tui.host import ServerSpec
+from rea_tui.host import ServerSpec, read_transcript
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.screens.elicitation import ElicitationScreen
 from tests.conftest import REPO, raw_spec
@@ -60,6 +60,8 @@ async def flood_the_analyst(pilot: Any, app: ReaApp, count: int = FLOOD) -> Elic
 
 
 async def test_quit_from_a_dialog_with_ten_thousand_questions_queued_shows_no_further_dialog() -> None:
+    """And the app ends with the session's end recorded, its server stopped, and no question answered on the
+    way out (the time it took is printed; benchmarks/quit_flood.py measures it in a terminal)."""
     shown_after_quit: list[str] = []
     quitting = False
 
@@ -72,6 +74,11 @@ async def test_quit_from_a_dialog_with_ten_thousand_questions_queued_shows_no_fu
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         dialog = await flood_the_analyst(pilot, app)
         assert dialog.request.message == "question 0"
+        hosted = app.session.hosted("flood")
+        assert hosted is not None
+        connection = hosted.connection
+        server = connection._process.pid if connection._process is not None else None
+        assert server is not None
         loop = asyncio.get_running_loop()
         started = loop.time()
         quitting = True
@@ -81,9 +88,33 @@ async def test_quit_from_a_dialog_with_ten_thousand_questions_queued_shows_no_fu
         while app.return_code is None and loop.time() - started < QUIT_BOUND_SECONDS:
             await asyncio.sleep(0.01)
         took = loop.time() - started
-    assert app.return_code == 0
+        assert app.return_code == 0
+        assert app.session.abandoned_closes  # the server was stopped, its SDK session not ended request by request
+        assert not process_alive(server)
+        # Nothing answered on the way out: no response to any of the questions was written to the server.
+        answers = [
+            e
+            for e in connection.traffic.entries()
+            if e.direction == "out" and e.kind in ("response", "error") and e.id.startswith("many-")
+        ]
+        assert answers == []
+        # Nor ended one by one: the questions still wait as they did (the connection ends with them).
+        assert queued(app) == FLOOD - 1
     assert shown_after_quit == []
+    path = app.session.recorder.path
+    assert path is not None
+    recorded = [event["type"] for event in read_transcript(path).events]
+    assert recorded[-1] == "session_end", recorded
+    assert "tool_call" in recorded
     print(f"quit with {FLOOD - 1:,} questions queued: {took:.2f} s")
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 async def test_decline_all_answers_every_queued_question_with_decline() -> None:

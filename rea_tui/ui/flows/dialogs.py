@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,6 +64,49 @@ def close(app: App[Any], screen: Screen[Any]) -> None:
     timer = app.set_interval(CLOSE_RETRY_SECONDS, retry)
 
 
+class Turns:
+    """One holder at a time, first come first served, where a waiter that gives up leaves in O(1).
+
+    asyncio.Lock removes a cancelled waiter with a scan of its deque, and the SDK cancels a
+    connection's requests in no particular order when it closes: with 10,000 questions waiting that
+    was quadratic, seconds of the quit (0.38 s of scans for 3,000 under cProfile, 4 s expected for 10,000).
+    """
+
+    def __init__(self) -> None:
+        self._held = False
+        self._number = 0
+        self._waiters: OrderedDict[int, asyncio.Future[None]] = OrderedDict()
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        if self._held or self._waiters:
+            self._number += 1
+            number = self._number
+            given: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters[number] = given
+            try:
+                await given
+            except asyncio.CancelledError:
+                self._waiters.pop(number, None)
+                if given.done() and not given.cancelled():
+                    self._pass_on()  # handed the turn as it was cancelled: the next one takes it
+                raise
+        else:
+            self._held = True
+        try:
+            yield
+        finally:
+            self._pass_on()
+
+    def _pass_on(self) -> None:
+        while self._waiters:
+            _, waiter = self._waiters.popitem(last=False)
+            if not waiter.done():
+                waiter.set_result(None)  # the turn is handed over: still held
+                return
+        self._held = False
+
+
 class QuestionQueue:
     """Servers' questions (elicitation, sampling) take turns: one dialog at a time, however many arrive.
 
@@ -74,7 +119,7 @@ class QuestionQueue:
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
-        self._turn = asyncio.Lock()
+        self._turns = Turns()
         # Requests waiting for their turn (not the one on screen).
         self.waiting = 0
         # Each request is numbered as it comes; those numbered up to `_declined_through` get their decline.
@@ -102,7 +147,7 @@ class QuestionQueue:
         self.waiting += 1
         queued = True
         try:
-            async with self._turn:
+            async with self._turns.turn():
                 self.waiting -= 1
                 queued = False
                 if self.closed or number <= self._declined_through:
