@@ -81,14 +81,18 @@ def log_printer(out: Output, level: str) -> Callable[[HostEvent], None]:
     return printed
 
 
+# How the host words a notification the SDK dropped (host/sdk_faults.describe_invalid).
+MALFORMED_NOTIFICATION = "ignored a malformed "
+
+
 def bad_output_printer(out: Output) -> Callable[[HostEvent], None]:
-    """What the server sent that could not be read (a malformed notification, a line that is not JSON): one
-    warning line each on stderr, as the TUI's toast says it."""
+    """A notification the SDK dropped as malformed: one warning line on stderr, as the TUI's toast says it (the
+    other unreadable output stays in the traffic, as on the lean path, so both paths print the same)."""
 
     def printed(event: HostEvent) -> None:
         from rea_tui.host import BadOutputReceived, sanitize_line
 
-        if isinstance(event, BadOutputReceived):
+        if isinstance(event, BadOutputReceived) and event.message.startswith(MALFORMED_NOTIFICATION):
             out.note(f"rea-tui: warning: {sanitize_line(event.server)}: {sanitize_line(event.message)}")
 
     return printed

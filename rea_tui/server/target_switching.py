@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.to_thread
@@ -21,7 +21,14 @@ from rea_tui.server.session_state import Session
 from rea_tui.server.target import Target, open_path
 
 if TYPE_CHECKING:
-    from rea_tui.server.workspaces import AnalysisCache
+    from rea_tui.server.target_analysis import TargetAnalysis
+
+
+class AnalysisCache(Protocol):
+    """Where a switch gets a file's analysis (workspaces.AnalysisCache: parsed once, shared by sessions)."""
+
+    def analysed(self, path: str, opener: Callable[[], Target]) -> TargetAnalysis: ...
+
 
 Announce = Callable[[], Awaitable[None]]
 

@@ -45,5 +45,5 @@ async def test_a_run_transcript_replays_offline(tmp_path: Path) -> None:
         ]
         await wait_for(pilot, lambda: "replay (offline, read-only)" in screen_text(offline), "the replay header")
         # The evidence list shows both calls, as it shows a TUI session's.
-        await wait_for(pilot, lambda: "E2 ✓ ok  count" in screen_text(offline), "the evidence list")
-        assert "E1 ✓ ok  start" in screen_text(offline)
+        await wait_for(pilot, lambda: "H2 ✓ ok  count" in screen_text(offline), "the evidence list")
+        assert "H1 ✓ ok  start" in screen_text(offline)
