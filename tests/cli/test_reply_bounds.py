@@ -2,7 +2,7 @@
 
 Each hostile reply comes from `tests.support.reply_bomb_server` on 127.0.0.1 (generated as it is
 sent); each command runs on the fast path and on the SDK path (`REA_TUI_FULL_PATH=1`) with an
-8 MiB limit, and its own peak RSS is read from the kernel (`os.wait4`). The legacy SSE transport
+8 MiB limit, and its own peak RSS is read from the kernel (`os.wait4`, in a small launcher). The legacy SSE transport
 and OAuth metadata (while signing in) have only the SDK path; they are held to the same limit.
 """
 
@@ -49,6 +49,18 @@ def measured(*args: str, env: dict[str, str]) -> Measured:
     environ = {**os.environ, **env}
     environ.pop("NO_COLOR", None)
     return run_measured([*rea_command(), *args], env=environ, cwd=REPO)
+
+
+def test_the_figure_is_the_commands_own_not_the_test_workers() -> None:
+    # Linux carries the parent's high-water mark into an exec'd child; a grown worker must not show.
+    ballast = bytearray(200 * MIB)
+    ballast[::4096] = b"\1" * len(ballast[::4096])  # touch every page so it is resident
+    small = run_measured([sys.executable, "-c", "pass"])
+    grown = run_measured([sys.executable, "-c", "b = bytearray(64 * 2**20); b[::4096] = b'\\1' * len(b[::4096])"])
+    assert small.code == grown.code == 0, (small.err, grown.err)
+    assert small.peak_rss < 50 * MIB, small.peak_rss
+    assert 64 * MIB < grown.peak_rss < 64 * MIB + 50 * MIB, grown.peak_rss
+    del ballast
 
 
 HOSTILE = [

@@ -67,7 +67,9 @@ def free_port() -> int:
 
 def read_screen(png: Path) -> str:
     """What the screenshot shows, read back with OCR."""
-    result = subprocess.run(["tesseract", str(png), "-"], capture_output=True, text=True, timeout=60)
+    # One uniform block (`--psm 6`): the default page layout analysis drops the focused row, white on
+    # blue, as a separate region it cannot read; the terminal is one grid of text anyway.
+    result = subprocess.run(["tesseract", str(png), "-", "--psm", "6"], capture_output=True, text=True, timeout=60)
     return result.stdout
 
 
