@@ -372,7 +372,7 @@ class HostClientCredentialsProvider(_HostPolicy, ClientCredentialsOAuthProvider)
     ) -> None:
         method: Any = settings.token_endpoint_auth_method or "client_secret_basic"
         with warnings.catch_warnings():
-            # Without `oauth.issuer` the SDK warns that the server picks the authorization server; README says so.
+            # Without `oauth.issuer` the SDK warns that the server picks the authorization server; docs/oauth.md.
             warnings.simplefilter("ignore")
             super().__init__(
                 url,

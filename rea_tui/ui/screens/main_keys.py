@@ -1,7 +1,7 @@
 """The main screen's keys: its bindings, in footer order, and those that need a server.
 
 Kept apart from the screen so the whole keyboard reads in one place; the
-README's key table follows this list.
+The key table in docs/tui.md follows this list.
 """
 
 from __future__ import annotations
