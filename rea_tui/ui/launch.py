@@ -12,6 +12,8 @@ from pathlib import Path
 
 from rea_tui.host import DeferredInputs, ServerSpec, TrustGate, start_servers
 
+USAGE_EXIT_CODE = 2  # ExitCode.USAGE, without importing the CLI from the UI
+
 
 def run_app(
     specs: Sequence[ServerSpec],
@@ -32,9 +34,13 @@ def run_app(
     """
     from rea_tui.host import set_max_reply_bytes
     from rea_tui.ui.runtime import apply_frame_rate
-    from rea_tui.ui.settings import AppSettings
+    from rea_tui.ui.settings import AppSettings, SettingsError
 
-    settings = AppSettings.load()
+    try:
+        settings = AppSettings.load()
+    except SettingsError as error:
+        print(f"rea-tui: {error}", file=sys.stderr)
+        return USAGE_EXIT_CODE
     apply_frame_rate(settings.fps)
     set_max_reply_bytes(max_reply_size or settings.max_reply_size)
     started = start_servers(specs)

@@ -3,7 +3,11 @@
 Loaded from `settings.json` in the user config directory, or from the file
 named by `REA_TUI_SETTINGS`; the test suite points that at a file of its own
 (no timings, no machine details, no blinking cursor), so snapshots are the
-same on every machine.
+same on every machine. A missing file means the defaults; a file with an
+unknown key or a bad value is refused with a message that names them (a
+value silently replaced by its default would leave the analyst guessing).
+Checked by hand rather than with pydantic: the file is read before the first
+frame, which the pydantic import would delay.
 """
 
 from __future__ import annotations
@@ -24,6 +28,12 @@ SETTINGS_ENV = "REA_TUI_SETTINGS"
 # between a completion reply and its paint after an idle pause; at 240 fps that wait is 4-8 ms, and
 # the timer only runs while something needs repainting, so an idle app costs no more.
 DEFAULT_FPS = 240
+# Fewer than one frame a second is not a display; more than this is more than any terminal shows.
+FPS_RANGE = (1, 1000)
+
+
+class SettingsError(ValueError):
+    """The settings file cannot be used as it is; the message names the file, the key and the value."""
 
 
 @dataclass(frozen=True)
@@ -39,26 +49,50 @@ class AppSettings:
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:
-        """The settings in `path` (or `$REA_TUI_SETTINGS`, or the user's file); defaults for what is missing."""
+        """The settings in `path` (or `$REA_TUI_SETTINGS`, or the user's file); defaults for what is missing.
+
+        Raises `SettingsError` for a file that is not a JSON object, an unknown key or a bad value.
+        """
         if path is None:
             named = os.environ.get(SETTINGS_ENV)
             path = Path(named) if named else user_settings_path()
         try:
-            data: Any = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return cls()
+        except (OSError, UnicodeDecodeError) as error:
+            raise SettingsError(f"settings file {path}: cannot be read ({error})") from None
+        try:
+            data: Any = json.loads(text)
+        except ValueError as error:
+            raise SettingsError(f"settings file {path}: not JSON ({error})") from None
         if not isinstance(data, dict):
-            return cls()
-        defaults = cls()
-        # A value of the wrong type keeps the default (a typo in a file must not break the app).
-        values: dict[str, Any] = {
-            f.name: data[f.name]
-            for f in fields(cls)
-            if f.name in data and type(data[f.name]) is type(getattr(defaults, f.name))
-        }
-        if values.get("max_reply_size", 1) < 1:
-            del values["max_reply_size"]  # no reply fits in less than a byte: the default stays
-        return replace(defaults, **values)
+            raise SettingsError(f"settings file {path}: must be a JSON object of settings")
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise SettingsError(
+                f"settings file {path}: unknown setting {', '.join(map(repr, unknown))} (known: {', '.join(known)})"
+            )
+        problems = [problem for name, value in data.items() if (problem := value_problem(name, value))]
+        if problems:
+            raise SettingsError(f"settings file {path}: " + "; ".join(problems))
+        return replace(cls(), **data)
+
+
+def value_problem(name: str, value: Any) -> str | None:
+    """What is wrong with `value` for the setting `name`, or None."""
+    default = getattr(DEFAULT_SETTINGS, name)
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else f"{name}: {json.dumps(value)} is not true or false"
+    # bool is an int to Python, not to a reader of the file.
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{name}: {json.dumps(value)} is not a whole number"
+    if name == "fps" and not FPS_RANGE[0] <= value <= FPS_RANGE[1]:
+        return f"fps: {value} is not a frame rate from {FPS_RANGE[0]} to {FPS_RANGE[1]}"
+    if name == "max_reply_size" and value < 1:
+        return f"max_reply_size: {value} is not a size in bytes (1 or more)"
+    return None
 
 
 def user_settings_path() -> Path:
