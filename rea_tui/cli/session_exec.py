@@ -156,8 +156,12 @@ class LiveSession:
         from rea_tui.cli.connect import ask_for_logs, log_printer
 
         connection = hosted.connection
-        # A command's own handlers (its --elicit answers, its output) last as long as the command.
+        # A command's own handlers (its --elicit answers, its output) last as long as the command,
+        # and so does its own --timeout (each request's limit; the session's otherwise).
         handlers = (connection.elicitation_handler, connection.sampling_handler)
+        session_timeout = connection.timeout
+        if timeout_given(context.argv):
+            connection.timeout = context.args.timeout
         level: str | None = getattr(context.args, "log_level", None)
         unsubscribe = connection.subscribe(log_printer(context.out, level)) if level is not None else None
         try:
@@ -166,6 +170,7 @@ class LiveSession:
             return await body(context, hosted)
         finally:
             connection.elicitation_handler, connection.sampling_handler = handlers
+            connection.timeout = session_timeout
             if unsubscribe is not None:
                 unsubscribe()
             if context.args.trace:
@@ -245,6 +250,11 @@ class LiveSession:
                 row["error"] = state.error.describe()
             rows.append(row)
         return rows
+
+
+def timeout_given(argv: list[str]) -> bool:
+    """The command line sets --timeout itself (the parser's default is the session's, not the command's)."""
+    return any(word == "--timeout" or word.startswith("--timeout=") for word in argv)
 
 
 def parse_quietly(lines: CommandLines, argv: list[str], out: Output) -> tuple[argparse.Namespace, list[str]] | int:

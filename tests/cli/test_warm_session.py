@@ -413,3 +413,11 @@ def test_csh_syntax_on_request(runtime_dir: Path) -> None:
     assert started.out.startswith(f"setenv {SESSION_ENV} ") and started.out.rstrip().endswith(";")
     path = shlex.split(started.out.removeprefix(f"setenv {SESSION_ENV} ").rstrip().rstrip(";"))[0]
     assert rea("session", "stop", "-c", session=path).expect(0).out.strip() == f"unsetenv {SESSION_ENV};"
+
+
+def test_a_commands_own_timeout_holds_for_that_command_only(warm: Callable[..., str]) -> None:
+    session = warm("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.sample_server")
+    late = rea("call", "slow_task", "seconds=20", "steps=2", "--timeout", "1", "--yes", session=session)
+    assert late.code == 5, (late.code, late.err)  # ExitCode.TIMEOUT, long before the tool's 20 s
+    # The next command has the session's limit again (30 s): a 2 s task ends normally.
+    rea("call", "slow_task", "seconds=2", "steps=2", "--yes", session=session).expect(0)
