@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rea_tui.host.errors import ProtocolError
-from rea_tui.host.events import HostEvent, ListChanged
+from rea_tui.host.events import HostEvent, ListChanged, ListKind
 from rea_tui.host.models import (
     Prompt,
     Resource,
@@ -39,7 +39,7 @@ class Catalog(Generic[ItemT]):
 
     method = ""
     key = ""
-    capability = ""
+    capability: ListKind = "tools"
 
     def __init__(self, connection: Connection, parse: Callable[[Any], ItemT | None]) -> None:
         self.connection = connection
@@ -47,12 +47,20 @@ class Catalog(Generic[ItemT]):
         self.items: list[ItemT] = []
         self.skipped = 0
         self.loaded = False
+        # The server said this list changed since it was last read (set as the notification arrives).
+        self.stale = False
 
     @property
     def supported(self) -> bool:
         return self.connection.has_capability(self.capability)
 
+    def kept_current(self) -> bool:
+        """The listing held is the server's current one, as far as the server tells: it was read, the server
+        declared it announces changes (`listChanged`), and no change was announced since."""
+        return self.loaded and not self.stale and self.connection.list_changed_declared(self.capability)
+
     async def refresh(self) -> list[ItemT]:
+        self.stale = False  # a change announced while this read is under way sets it again
         if not self.supported:
             self.items, self.skipped, self.loaded = [], 0, True
             return self.items
@@ -134,6 +142,14 @@ class ServerCatalogs:
         self.tools = ToolCatalog(connection)
         self.resources = ResourceCatalog(connection)
         self.templates = TemplateCatalog(connection)
+        connection.subscribe(self._mark_stale)
+
+    def _mark_stale(self, event: HostEvent) -> None:
+        if not isinstance(event, ListChanged):
+            return
+        changed: dict[str, tuple[Catalog[Any], ...]] = {"prompts": (self.prompts,), "tools": (self.tools,)}
+        for catalog in changed.get(event.kind, (self.resources, self.templates)):
+            catalog.stale = True
 
     def seed(self, early: EarlyLists) -> None:
         """What the early lists read, shown until the session's own lists come (see early_lists)."""

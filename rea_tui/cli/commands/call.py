@@ -224,9 +224,11 @@ async def body(context: Context, hosted: HostedServer) -> int:
     connection = hosted.connection
     connection.elicitation_handler = answers.answer
     connection.sampling_handler = sampling_decliner(out)
-    # Only the tools are listed (not prompts or resources), and always afresh: the approval shows what the
-    # server declares now; a kept listing could show a tool as read-only that has since become destructive.
-    await hosted.catalogs.tools.refresh()
+    # Only the tools are listed (not prompts or resources), and afresh: the approval shows what the server
+    # declares now; a kept listing could show a tool as read-only that has since become destructive. A warm
+    # session keeps a listing only while the server announces its changes and announced none (as the TUI).
+    if context.live is None or not hosted.catalogs.tools.kept_current():
+        await hosted.catalogs.tools.refresh()
     tool = hosted.catalogs.tools.get(args.tool)
     arguments = build_arguments(args, tool)
     if tool is not None:
