@@ -14,6 +14,7 @@ detail to the whole screen.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -62,6 +63,8 @@ from rea_tui.ui.widgets.sidebar_filter import SidebarFilter
 from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.widget import Widget
 
     from rea_tui.host import EvidenceEntry, ReplayPlan, Session, Workflow
@@ -630,16 +633,24 @@ class MainScreen(Screen[None]):
         self.app.push_screen(notes, callback=closed)
 
     def action_export_report(self) -> None:
-        from rea_tui.host import read_transcript, render_markdown
-
         replayed = self.replay.plan.transcript.path if self.replay is not None else None
         source = self.session.recorder.path or replayed
         if source is None or not source.is_file():
             self.notify("There is no transcript to report on yet.", severity="warning")
             return
+        # Read and written in a thread: a long session's transcript takes seconds, and the screen goes on.
+        self.run_worker(self._write_report(source), group="report", exclusive=True, exit_on_error=False)
+
+    async def _write_report(self, source: Path) -> None:
+        from rea_tui.host import read_transcript, render_markdown
+
         target = source.with_suffix(".md")
-        try:
+
+        def write() -> None:
             target.write_text(render_markdown(read_transcript(source)), encoding="utf-8")
+
+        try:
+            await asyncio.to_thread(write)
         except OSError as exc:
             notify_plain(self.app, f"Could not write the report: {exc}", severity="error")
             return
