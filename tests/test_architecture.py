@@ -1,10 +1,14 @@
-"""The architecture of DESIGN.md, checked: the import-linter contracts, no import cycle, the host facade."""
+"""The architecture of ARCHITECTURE.md, checked: the import-linter contracts, no import cycle, the host facade."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import grimp
@@ -17,6 +21,27 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_the_import_contracts_in_pyproject_hold() -> None:
     assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True) == 0
+
+
+def test_the_contracts_fail_when_the_server_imports_the_host(tmp_path: Path) -> None:
+    """The server's contract can fail: a copy of the package whose server imports the host breaks it."""
+    copy = tmp_path / "rea_tui"
+    shutil.copytree(REPO / "rea_tui", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    victim = copy / "server" / "limits.py"
+    victim.write_text(victim.read_text() + "\nimport rea_tui.host  # a server that reaches into the host\n")
+    lint = "from importlinter.cli import lint_imports; raise SystemExit(lint_imports(no_cache=True))"
+    result = subprocess.run(
+        [sys.executable, "-c", lint],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0, result.stdout
+    assert "The reference server imports nothing else of rea-tui" in result.stdout
+    assert "BROKEN" in result.stdout
 
 
 def import_cycles(package: str) -> list[set[str]]:
