@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import grimp
@@ -131,3 +132,66 @@ def test_the_private_api_scan_finds_a_private_use() -> None:
     assert PRIVATE_SDK.search("from mcp.shared._httpx_utils import create_mcp_http_client")
     assert PRIVATE_SDK.search("raw = await session._dispatcher.send_raw_request(method, params, opts)")
     assert not PRIVATE_SDK.search("raw = await session.send_request(request, RAW_RESULT)")
+
+
+# Every method of a rea-tui class that overrides a private method of a library's class, and why. A new one
+# fails the test below until it is listed here with its reason (and the upstream issue, where one exists).
+PRIVATE_OVERRIDES = {
+    "rea_tui.ui.app.ReaApp._display": "textual.app.App: the egress guard must see every frame on the one path "
+    "all frames take; Textual has no public hook for a frame's output",
+    "rea_tui.ui.widgets.argument_form.ArgumentInput._on_key": "textual Input: the dropdown's keys before Input's "
+    "own bindings (Textualize/textual#6605; its fix, PR #6631, runs a widget's bindings inline in _on_key)",
+    "rea_tui.ui.widgets.completing_input.CompletingInput._on_key": "as ArgumentInput._on_key (Textualize/textual#6605)",
+    "rea_tui.ui.widgets.completing_input.CompletingInput._on_focus": "textual Input: the completion is asked for when "
+    "the field takes the focus; Input has no public focus hook that runs after its own",
+    "rea_tui.ui.widgets.completing_input.CompletingInput._on_blur": "textual Input: the dropdown closes with the focus",
+    "rea_tui.ui.web_server.GuardedServer._make_app": "textual_serve Server: the token and origin guard goes in "
+    "front of every route of the aiohttp app it builds; textual-serve takes no middleware",
+    "rea_tui.host.auth.provider.HostOAuthProvider._initialize": "mcp OAuthClientProvider: stored token expiry and "
+    "redaction of tokens in the traffic log when the provider starts; the SDK has no public start hook",
+}
+
+
+def rea_tui_modules() -> list[types.ModuleType]:
+    return [importlib.import_module(info.name) for info in pkgutil.walk_packages(rea_tui.__path__, "rea_tui.")]
+
+
+def private_overrides(modules: list[types.ModuleType]) -> set[str]:
+    """`module.Class.method` for each method of rea-tui that a library class above it defines as private."""
+    found: set[str] = set()
+    for module in modules:
+        for cls in vars(module).values():
+            if not isinstance(cls, type) or cls.__module__ != module.__name__:
+                continue
+            for name, value in vars(cls).items():
+                # `_x_` names are enum's documented hooks; dunders are the language's.
+                if not name.startswith("_") or name.startswith("__") or name.endswith("_"):
+                    continue
+                if not callable(value) and not isinstance(value, staticmethod | classmethod | property):
+                    continue
+                libraries = [b for b in cls.__mro__[1:] if not b.__module__.startswith("rea_tui") and b is not object]
+                if any(name in vars(base) for base in libraries):
+                    found.add(f"{cls.__module__}.{cls.__qualname__}.{name}")
+    return found
+
+
+def test_every_private_override_of_a_library_is_listed_with_its_reason() -> None:
+    found = private_overrides(rea_tui_modules())
+    assert found - PRIVATE_OVERRIDES.keys() == set(), "a new private override: list it with its reason"
+    assert PRIVATE_OVERRIDES.keys() - found == set(), "listed but gone: take it off the list"
+
+
+def test_the_override_scan_finds_an_accidental_one() -> None:
+    """A method that happens to share a private name of Textual's (as a screen's `_detach` once did) is found."""
+    from textual.screen import Screen
+
+    module = types.ModuleType("rea_tui.ui.screens.accidental")
+
+    class Accidental(Screen[None]):
+        def _detach(self) -> None: ...
+
+        def _own_helper(self) -> None: ...
+
+    Accidental.__module__ = module.__name__
+    module.Accidental = Accidental  # type: ignore[attr-defined]
+    assert private_overrides([module]) == {f"{module.__name__}.{Accidental.__qualname__}._detach"}

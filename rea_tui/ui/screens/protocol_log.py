@@ -211,7 +211,7 @@ class ProtocolLogScreen(Screen[None]):
             self._detail().update(Text("No server is connected.", style="dim"))
 
     def on_unmount(self) -> None:
-        self._detach()
+        self._stop_following()
 
     # ------------------------------------------------------------ widgets
 
@@ -224,7 +224,7 @@ class ProtocolLogScreen(Screen[None]):
     # ------------------------------------------------------------ connection
 
     def _show_connection(self, connection: Connection) -> None:
-        self._detach()
+        self._stop_following()
         self._connection = connection
         self._unsubscribe = connection.traffic.subscribe(self._on_traffic)
         subtitle = plain_line(connection.name, limit=80).plain
@@ -236,7 +236,7 @@ class ProtocolLogScreen(Screen[None]):
         self._stderr_seen = None
         self._refresh_stderr()
 
-    def _detach(self) -> None:
+    def _stop_following(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
