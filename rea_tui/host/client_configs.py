@@ -179,7 +179,7 @@ def _zed(text: str, cwd: Path, path: Path) -> ClientFile:
             converted = {"command": command, "args": entry.get("args"), "env": entry.get("env")}
         else:
             converted = {"zedExtension": True}
-            disabled[name] = "provided by a Zed extension, which rea-tui cannot start"
+            disabled[name] = "a Zed extension's server (rea-tui cannot start one)"
         servers[name] = {k: v for k, v in converted.items() if v is not None}
         if entry.get("enabled") is False:
             disabled[name] = '"enabled": false'

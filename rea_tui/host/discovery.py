@@ -118,8 +118,8 @@ class DiscoveredServer:
 
     def disabled_message(self) -> str:
         return (
-            f"server {sanitize_line(self.name)!r} ({self.client}, {sanitize_line(self.source)}) is disabled: "
-            f"{sanitize_line(self.disabled)}; rea-tui does not start it"
+            f"server {sanitize_line(self.name)!r} is disabled: {sanitize_line(self.disabled)} ({self.client}); "
+            "rea-tui does not start it"
         )
 
     def unset_variables(self, environ: Mapping[str, str] | None = None) -> list[str]:

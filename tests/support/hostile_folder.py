@@ -57,12 +57,15 @@ class RecordingListener:
     def __init__(self) -> None:
         self.hits = 0
         self.authorizations: list[str] = []
+        # Every request's path and headers, in order.
+        self.requests: list[tuple[str, dict[str, str]]] = []
         listener = self
 
         class Handler(BaseHTTPRequestHandler):
             def _record(self) -> None:
                 listener.hits += 1
                 listener.authorizations.append(self.headers.get("Authorization", ""))
+                listener.requests.append((self.path, dict(self.headers.items())))
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
