@@ -2,7 +2,12 @@
 
 Shared by the discovery of other clients' configs (`rea_tui.host.discovery`)
 and the trust gate (`rea_tui.host.trust_store`), which lists what a folder's
-own files would run. Reading only: nothing here expands, starts or connects.
+own files would run. Each reader returns a `ClientFile`: the entries, the
+servers the file itself turns off, and its client-wide switches (Gemini CLI's
+`mcp.excluded`); Claude Code's switches live in its settings files
+(`claude_code_switches`). VS Code's and Zed's files are JSONC
+(`rea_tui.host.jsonc`). Reading only: nothing here expands, starts or connects
+(variables are `rea_tui.host.client_variables`).
 """
 
 from __future__ import annotations
