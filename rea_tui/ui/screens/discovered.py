@@ -26,6 +26,7 @@ from rea_tui.ui.text import plain_line
 NAME_LIMIT = 60
 TARGET_LIMIT = 100
 SOURCE_LIMIT = 80
+REASON_LIMIT = 120
 
 
 def pickable(server: DiscoveredServer) -> bool:
@@ -40,15 +41,18 @@ def server_label(server: DiscoveredServer) -> Text:
     elif server.disabled:
         label.append("disabled  ", style="bold yellow")
     label.append_text(plain_line(server.name, NAME_LIMIT, style="bold" if pickable(server) else "dim"))
+    if server.disabled and not server.untrusted:
+        # Before the rest: the setting and the file that turn it off are what a narrow dialog must still show.
+        label.append("  ")
+        label.append_text(plain_line(server.disabled, REASON_LIMIT, style="yellow"))
     label.append(f"  {server.client}", style="cyan")
     label.append("  ")
     label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
     label.append("  ")
     label.append_text(plain_line(str(server.source), SOURCE_LIMIT, style="dim italic"))
-    why = server.untrusted or server.disabled
-    if why:
+    if server.untrusted:
         label.append("  ")
-        label.append_text(plain_line(why, SOURCE_LIMIT, style="yellow"))
+        label.append_text(plain_line(server.untrusted, SOURCE_LIMIT, style="yellow"))
     return label
 
 
@@ -73,6 +77,12 @@ class DiscoveredServersScreen(ModalScreen[list[int] | None]):
                 about.append(
                     "\nThis folder's own files are not used until you trust it (`rea-tui trust`, or start "
                     "rea-tui here again and choose Trust).",
+                    style="yellow",
+                )
+            if any(s.disabled and not s.untrusted for s in self.servers):
+                about.append(
+                    "\nA disabled server is turned off by its own client's settings (`rea-tui servers --discover` "
+                    "names the setting and the file); rea-tui does not start it.",
                     style="yellow",
                 )
             yield Static(about, classes="dialog-description")
