@@ -252,7 +252,11 @@ def _zed_config_dir(home: Path, environ: Mapping[str, str]) -> Path:
 def config_sources(
     home: Path | None = None, cwd: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> list[tuple[str, Scope, Path, Reader]]:
-    """Every file looked at, in precedence order: (client, scope, path, reader)."""
+    """Every file looked at, in precedence order: (client, scope, path, reader).
+
+    A folder's `.zed/settings.json` is not among them: repositories carry it for editor settings, and as a
+    folder file it would ask for trust in every such folder; only the user's Zed settings are read.
+    """
     home = home or Path.home()
     cwd = cwd or Path.cwd()
     env = os.environ if environ is None else environ
@@ -263,7 +267,6 @@ def config_sources(
         ("Cursor", "project", cwd / ".cursor" / "mcp.json", _cursor),
         ("VS Code", "project", cwd / ".vscode" / "mcp.json", _vscode),
         ("Gemini CLI", "project", cwd / ".gemini" / "settings.json", _gemini),
-        ("Zed", "project", cwd / ".zed" / "settings.json", _zed),
         ("Claude Code", "user", home / ".claude.json", _claude_code_user),
         ("Claude Desktop", "user", app / "Claude" / "claude_desktop_config.json", _mcp_servers),
         ("Cursor", "user", home / ".cursor" / "mcp.json", _cursor),

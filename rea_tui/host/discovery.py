@@ -7,7 +7,7 @@ then the user's):
 
 project  `.mcp.json` (Claude Code), `~/.claude.json` `projects[CWD]` (Claude
          Code, local scope), `.cursor/mcp.json`, `.vscode/mcp.json`,
-         `.gemini/settings.json`, `.zed/settings.json`
+         `.gemini/settings.json`
 user     `~/.claude.json` (Claude Code), Claude Desktop's
          `claude_desktop_config.json`, `~/.cursor/mcp.json`, VS Code's user
          `mcp.json`, `~/.codeium/windsurf/mcp_config.json`,

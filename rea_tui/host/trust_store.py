@@ -1,8 +1,8 @@
 """Workspace trust: a folder's own config files are read, listed, and used only once the analyst trusts it.
 
 A cloned repository can carry `.rea-tui.json`, `.mcp.json`, `.cursor/mcp.json`,
-`.vscode/mcp.json`, `.gemini/settings.json` or `.zed/settings.json`, each
-naming commands to start and URLs to send headers to. Until the analyst trusts the folder (by its real
+`.vscode/mcp.json` or `.gemini/settings.json`, each naming commands to start
+and URLs to send headers to. Until the analyst trusts the folder (by its real
 path, `rea-tui trust` or the TUI's dialog), none of them starts a process,
 connects, expands a variable or shadows a server of the analyst's own.
 
@@ -41,7 +41,6 @@ FOLDER_FILES: tuple[tuple[str, str], ...] = (
     (".cursor/mcp.json", "Cursor"),
     (".vscode/mcp.json", "VS Code"),
     (".gemini/settings.json", "Gemini CLI"),
-    (".zed/settings.json", "Zed"),
 )
 STORE_NAME = "trusted-folders.json"
 STORE_VERSION = 1

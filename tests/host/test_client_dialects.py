@@ -193,7 +193,7 @@ def test_the_trust_listing_shows_each_clients_variables_as_written(tmp_path: Pat
         (".gemini/settings.json", "Gemini CLI",
          {"mcpServers": {"g": {"httpUrl": "http://h:$PORT/mcp", "headers": {"Authorization": "Bearer $SECRET"}}}}),
         (".mcp.json", "Claude Code", {"mcpServers": {"c": {"url": "${BASE:-http://h}/mcp"}}}),
-        (".zed/settings.json", "Zed", {"context_servers": {"z": {"command": {"path": "zsrv", "args": ["$HOME"]}}}}),
+        (".cursor/mcp.json", "Cursor", {"mcpServers": {"z": {"command": "zsrv", "args": ["$HOME", "${userHome}"]}}}),
     ):  # fmt: skip
         text = json.dumps(data)
         path = tmp_path / name
@@ -201,4 +201,14 @@ def test_the_trust_listing_shows_each_clients_variables_as_written(tmp_path: Pat
     listing = "\n".join(folder_listing(TrustGate(tmp_path, tuple(files))))
     assert "  expands: $PORT, $SECRET" in listing
     assert "  expands: ${BASE:-http://h}" in listing
-    assert '  runs: "zsrv" "$HOME"' in listing and listing.count("expands:") == 2  # Zed expands nothing
+    assert '  runs: "zsrv" "$HOME" "${userHome}"' in listing and "  expands: ${userHome}" in listing
+    assert listing.count("expands:") == 3  # Cursor's `$HOME` is text, not a variable
+
+
+def test_a_folders_zed_settings_do_not_ask_for_trust(tmp_path: Path) -> None:
+    """Repositories carry `.zed/settings.json` for editor settings: it is not a folder config file."""
+    from rea_tui.host import trust_gate
+
+    (tmp_path / ".zed").mkdir()
+    (tmp_path / ".zed" / "settings.json").write_text('{"tab_size": 2, "context_servers": {"z": {"command": "z"}}}')
+    assert trust_gate(tmp_path).files == ()
