@@ -16,7 +16,9 @@ of it, so its variables are expanded by that client's rules, not rea-tui's:
 | Claude Desktop | none                                                        |                        |
 | Zed            | none                                                        |                        |
 
-The workspace folder is the folder rea-tui runs in. A variable the client
+Cursor and Windsurf document no rule for an unset variable: Cursor's is read
+as VS Code's (Cursor is built on VS Code), Windsurf's is refused rather than
+sent as an empty credential. The workspace folder is the folder rea-tui runs in. A variable the client
 would resolve but rea-tui cannot (VS Code's `${config:…}`, `${command:…}`,
 Windsurf's `${file:…}`) is an error that says so, never sent as written.
 A value is expanded once: what a variable expands to is never read again.
