@@ -12,7 +12,6 @@ servers the file itself turns off, and its client-wide switches (Gemini CLI's
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tomllib
@@ -67,7 +66,7 @@ Reader = Callable[[str, Path, Path], ClientFile]
 
 
 def _read_json(text: str) -> Any:
-    return json.loads(text)
+    return jsonc.loads_json(text)
 
 
 def _section(data: Any, *keys: str) -> dict[str, Any]:
@@ -201,7 +200,7 @@ def _bounded_json(path: Path) -> Any:
     if len(data) > SWITCH_FILE_LIMIT:
         return None
     try:
-        return json.loads(data.decode("utf-8"))
+        return jsonc.loads_json(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
 

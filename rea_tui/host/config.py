@@ -12,7 +12,6 @@ name that both define.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -269,9 +268,11 @@ class ConfigFile:
     from_folder: bool = False
 
     def data(self) -> Any:
+        from rea_tui.host.jsonc import loads_json
+
         try:
-            return json.loads(self.text)
-        except json.JSONDecodeError as exc:
+            return loads_json(self.text)
+        except ValueError as exc:
             raise ConfigError(f"{self.path} is not valid JSON: {exc}") from exc
 
     def names(self) -> list[str]:

@@ -159,14 +159,18 @@ class Discovery:
 
 
 def _strings(value: Any) -> list[str]:
-    """Every string value in an entry (not its keys), depth first."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
+    """Every string value in an entry (not its keys); without recursion, as an entry may nest deep."""
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return found
 
 
 def _turned_off(server: DiscoveredServer, switches: list[tuple[Switch, Scope]]) -> str:

@@ -61,4 +61,13 @@ def loads(text: str, *, trailing_commas: bool = True) -> Any:
     cleaned = strip_comments(text)
     if trailing_commas:
         cleaned = _drop_trailing_commas(cleaned)
-    return json.loads(cleaned)
+    return loads_json(cleaned)
+
+
+def loads_json(text: str) -> Any:
+    """`json.loads`, where nesting too deep for the parser's recursion is a ValueError like any other bad JSON
+    (a folder's file of a million `[` must not end the program)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None

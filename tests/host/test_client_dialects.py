@@ -212,3 +212,20 @@ def test_a_folders_zed_settings_do_not_ask_for_trust(tmp_path: Path) -> None:
     (tmp_path / ".zed").mkdir()
     (tmp_path / ".zed" / "settings.json").write_text('{"tab_size": 2, "context_servers": {"z": {"command": "z"}}}')
     assert trust_gate(tmp_path).files == ()
+
+
+def test_a_file_nested_too_deep_is_a_problem_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder's `.mcp.json` of a hundred thousand `[` is reported as unreadable (json's recursion is not an
+    exception the readers expected)."""
+    from rea_tui.host import discover, folder_listing, trust_gate
+
+    depth = 100_000
+    (tmp_path / ".mcp.json").write_text("[" * depth + "]" * depth)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    found = discover(home=tmp_path / "home", cwd=tmp_path)
+    assert found.servers == [] and found.problems == [
+        f"{tmp_path / '.mcp.json'} (Claude Code): cannot read it: nested too deeply to read"
+    ]
+    assert folder_listing(trust_gate(tmp_path))[1:] == ["  (no servers in it)"]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        jsonc.loads("[" * depth + "]" * depth)
