@@ -229,3 +229,32 @@ def test_a_file_nested_too_deep_is_a_problem_not_a_crash(tmp_path: Path, monkeyp
     assert folder_listing(trust_gate(tmp_path))[1:] == ["  (no servers in it)"]
     with pytest.raises(ValueError, match="nested too deeply"):
         jsonc.loads("[" * depth + "]" * depth)
+
+
+def test_gemini_switches_apply_across_its_files_a_folders_only_once_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rea_tui.host import TrustStore, discover, trust_gate
+
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (home / ".gemini").mkdir(parents=True)
+    (repo / ".gemini").mkdir(parents=True)
+    servers = {name: {"command": name} for name in ("a", "b", "c")}
+    user = {"mcpServers": servers, "mcp": {"allowed": ["a", "b"]}}
+    (home / ".gemini" / "settings.json").write_text("// user settings\n" + json.dumps(user))
+    (repo / ".gemini" / "settings.json").write_text(json.dumps({"mcp": {"excluded": ["b"]}, "mcpServers": {}}))
+    monkeypatch.setenv("HOME", str(home))
+
+    def disabled() -> dict[str, str]:
+        return {s.name: s.disabled for s in discover(home=home, cwd=repo).servers}
+
+    user_file = home / ".gemini" / "settings.json"
+    assert disabled() == {"a": "", "b": "", "c": f"not in mcp.allowed of {user_file}"}
+    gate = trust_gate(repo)
+    TrustStore().trust(gate.folder, gate.files)
+    folder_file = repo.resolve() / ".gemini" / "settings.json"
+    assert disabled() == {
+        "a": "",
+        "b": f"turned off by mcp.excluded of {folder_file}",
+        "c": f"not in mcp.allowed of {user_file}",
+    }
