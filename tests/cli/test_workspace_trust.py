@@ -149,6 +149,10 @@ def test_trust_lists_exactly_what_runs_and_then_only_that_runs(folder: HostileFo
     assert folder.marked() == ["cc-stdio"]
     rea("tools", "--server", "vscode-http", cwd=folder.root, env=ENV)
     assert folder.listener.hits >= 1 and f"Bearer {SECRET}" in folder.listener.authorizations
+    # Gemini CLI's bare `$SECRET`, listed above as what the entry expands, is expanded once trusted.
+    rea("tools", "--server", "gemini-http", "--protocol", "legacy", cwd=folder.root, env=ENV)
+    gemini = [h for path, h in folder.listener.requests if path == "/gemini-http/mcp"]
+    assert gemini and gemini[0]["Authorization"] == f"Bearer {SECRET}"
     # With no name, the trusted folder's own .rea-tui.json servers are configured (with the user's, none here).
     listed = rea("servers", "--no-connect", "--json", cwd=folder.root, env=ENV).expect(0).json()["servers"]
     assert [r["name"] for r in listed] == ["rt-stdio", "rt-http"]
