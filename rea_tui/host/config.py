@@ -12,7 +12,6 @@ name that both define.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -144,9 +143,17 @@ def _http_kind(kind: Any, url: str) -> Transport:
 
 
 def spec_from_entry(
-    name: str, entry: Any, environ: Mapping[str, str] | None = None, inputs: Inputs | None = None
+    name: str,
+    entry: Any,
+    environ: Mapping[str, str] | None = None,
+    inputs: Inputs | None = None,
+    expand_value: Callable[[str], str] | None = None,
 ) -> ServerSpec:
-    """Build a ServerSpec from one config entry of either dialect."""
+    """Build a ServerSpec from one config entry of either dialect.
+
+    Values are expanded by rea-tui's own variables, or by `expand_value` when given (another client's
+    dialect, `rea_tui.host.client_variables`; it raises ConfigError for a value it refuses).
+    """
     if not isinstance(entry, dict):
         raise ConfigError(f"server {name!r}: entry must be an object")
     kind = entry.get("type")
@@ -160,7 +167,7 @@ def spec_from_entry(
         raise ConfigError(f"server {name!r}: {exc}") from None
 
     def expand(value: str) -> str:
-        expanded = expand_variables(value, environ, inputs, name)
+        expanded = expand_value(value) if expand_value is not None else expand_variables(value, environ, inputs, name)
         for match in _INPUT.finditer(value):
             used[match.group(1)] = inputs.values.get(match.group(1), "") if inputs is not None else ""
         return expanded
@@ -261,9 +268,11 @@ class ConfigFile:
     from_folder: bool = False
 
     def data(self) -> Any:
+        from rea_tui.host.jsonc import loads_json
+
         try:
-            return json.loads(self.text)
-        except json.JSONDecodeError as exc:
+            return loads_json(self.text)
+        except ValueError as exc:
             raise ConfigError(f"{self.path} is not valid JSON: {exc}") from exc
 
     def names(self) -> list[str]:

@@ -53,7 +53,8 @@ State = Literal["trusted", "untrusted", "changed", "new", "unreadable"]
 
 # A value shown as it is; anything else (spaces, quotes, controls, non-ASCII) is shown JSON-quoted.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.:/@+=%?&#~${}\[\]-]+")
-_VARIABLE = re.compile(r"\$\{((?:env:|input:)?[A-Za-z0-9_.:-]+)\}")
+# rea-tui's own variables (`.rea-tui.json`); another client's file is read in its dialect.
+_VARIABLE = re.compile(r"\$\{(?:env:|input:)?[A-Za-z0-9_.:-]+\}")
 
 
 class TrustStoreError(Exception):
@@ -269,6 +270,7 @@ class FolderServer:
     url: str = ""
     header_names: tuple[str, ...] = ()
     oauth: tuple[str, ...] = ()
+    # The variables its values use, as written in its client's dialect (`${env:X}`, `$X`...).
     variables: tuple[str, ...] = field(default_factory=tuple)
 
     def lines(self, limit: int | None = VALUE_LIMIT) -> list[str]:
@@ -298,15 +300,19 @@ class FolderServer:
         if self.oauth:
             shown.append("  oauth: " + names(self.oauth))
         if self.variables:
-            shown.append("  expands: " + names("${" + v + "}" for v in self.variables))
+            shown.append("  expands: " + names(self.variables))
         return shown
 
 
-def _variables(values: Iterable[object]) -> tuple[str, ...]:
+def _variables(client: str, values: Iterable[object]) -> tuple[str, ...]:
+    """The variables the values use, as `client` finds them (each once, in order)."""
+    from rea_tui.host.client_variables import dialect_for
+
+    uses = _VARIABLE.findall if client == "rea-tui" else dialect_for(client).uses
     found: dict[str, None] = {}
     for value in values:
-        for match in _VARIABLE.finditer(value if isinstance(value, str) else json.dumps(value)):
-            found[match.group(1)] = None
+        for written in uses(value if isinstance(value, str) else json.dumps(value)):
+            found[written] = None
     return tuple(found)
 
 
@@ -333,7 +339,7 @@ def folder_servers(file: FolderFile) -> list[FolderServer]:
         assert isinstance(args, list)
         written = (entry.get("command"), *args, entry.get("cwd"), entry.get("url"), *env.values())
         written += (*headers.values(), *oauth.values(), entry.get("clientId"), entry.get("clientSecret"))
-        variables = _variables(v for v in written if v is not None)
+        variables = _variables(file.client, (v for v in written if v is not None))
         kind = entry.get("type")
         if kind in _HTTP_TYPES or (kind is None and "url" in entry):
             places = [f"{k}={v}" for k, v in oauth.items() if k in _OAUTH_PLACES]

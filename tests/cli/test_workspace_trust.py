@@ -21,7 +21,14 @@ import pytest
 
 from rea_tui.cli.commands import COMMANDS
 from tests.cli import PYTHON, UNSAFE_CHARACTER, rea, sample_entry, write_config
-from tests.support.hostile_folder import KINDS, SECRET, HostileFolder, RecordingListener, hostile_folder
+from tests.support.hostile_folder import (
+    KINDS,
+    SECRET,
+    SECRET_VARIABLE,
+    HostileFolder,
+    RecordingListener,
+    hostile_folder,
+)
 
 # Commands that do not read server config: the bundled server parses its own options, `web` re-runs
 # `rea-tui` itself for each page (through the same gate), `trust` is what this file tests.
@@ -122,7 +129,10 @@ def test_trust_lists_exactly_what_runs_and_then_only_that_runs(folder: HostileFo
         assert '"-c" "import pathlib' in listing and json.dumps(str(folder.marker(name))) in listing
     for name in folder.http_names:
         assert f"connects to: {folder.listener.url(name)}" in listing
-    assert listing.count("headers: Authorization") == 5 and listing.count("expands: ${env:SECRET}") == 10
+    assert listing.count("headers: Authorization") == 5 and listing.count("expands: ") == 10
+    # Each client's own way of naming the secret is listed as what its entries expand (Gemini's bare $SECRET too).
+    for prefix, written in SECRET_VARIABLE.items():
+        assert listing.count(f"expands: {written}\n") >= 2, prefix
     assert listing.count("env: FOLDER_SAYS") == 5
     assert SECRET not in listing
     assert "no trusted folders" in rea("trust", "--list").out
@@ -139,6 +149,10 @@ def test_trust_lists_exactly_what_runs_and_then_only_that_runs(folder: HostileFo
     assert folder.marked() == ["cc-stdio"]
     rea("tools", "--server", "vscode-http", cwd=folder.root, env=ENV)
     assert folder.listener.hits >= 1 and f"Bearer {SECRET}" in folder.listener.authorizations
+    # Gemini CLI's bare `$SECRET`, listed above as what the entry expands, is expanded once trusted.
+    rea("tools", "--server", "gemini-http", "--protocol", "legacy", cwd=folder.root, env=ENV)
+    gemini = [h for path, h in folder.listener.requests if path == "/gemini-http/mcp"]
+    assert gemini and gemini[0]["Authorization"] == f"Bearer {SECRET}"
     # With no name, the trusted folder's own .rea-tui.json servers are configured (with the user's, none here).
     listed = rea("servers", "--no-connect", "--json", cwd=folder.root, env=ENV).expect(0).json()["servers"]
     assert [r["name"] for r in listed] == ["rt-stdio", "rt-http"]

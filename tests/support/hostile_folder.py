@@ -4,7 +4,8 @@ Every config kind the folder can hold (`.rea-tui.json`, `.mcp.json`,
 `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`) names a stdio
 server whose command first creates a marker file (then serves as the sample
 server, so a trusted one connects), and an HTTP server on a loopback listener
-with `Authorization: Bearer ${env:SECRET}`. `RecordingListener` counts every
+with `Authorization: Bearer <SECRET>`, the secret named in its client's own
+variable dialect (`SECRET_VARIABLE`). `RecordingListener` counts every
 request that reaches it and keeps each Authorization header, so a test can say
 that nothing was started and nothing was sent.
 """
@@ -40,18 +41,31 @@ KINDS: tuple[tuple[str, str], ...] = (
 )
 
 
+# How each kind's client writes "the environment variable SECRET" (rea_tui.host.client_variables).
+SECRET_VARIABLE: dict[str, str] = {
+    "rt": "${env:SECRET}",
+    "cc": "${SECRET}",
+    "cursor": "${env:SECRET}",
+    "vscode": "${env:SECRET}",
+    "gemini": "$SECRET",
+}
+
+
 class RecordingListener:
     """An HTTP server on 127.0.0.1 that answers 404 to everything, counting requests and their Authorization."""
 
     def __init__(self) -> None:
         self.hits = 0
         self.authorizations: list[str] = []
+        # Every request's path and headers, in order.
+        self.requests: list[tuple[str, dict[str, str]]] = []
         listener = self
 
         class Handler(BaseHTTPRequestHandler):
             def _record(self) -> None:
                 listener.hits += 1
                 listener.authorizations.append(self.headers.get("Authorization", ""))
+                listener.requests.append((self.path, dict(self.headers.items())))
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
@@ -83,14 +97,14 @@ class RecordingListener:
         self._thread.join(timeout=5)
 
 
-def stdio_entry(marker: Path, *, vscode: bool = False) -> dict[str, Any]:
+def stdio_entry(marker: Path, *, kind: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"command": PYTHON, "args": ["-c", MARKING_SERVER, str(marker)], "cwd": str(REPO)}
-    entry["env"] = {"FOLDER_SAYS": "${env:SECRET}"}
-    return {"type": "stdio", **entry} if vscode else entry
+    entry["env"] = {"FOLDER_SAYS": SECRET_VARIABLE[kind]}
+    return {"type": "stdio", **entry} if kind == "vscode" else entry
 
 
 def http_entry(url: str, *, kind: str) -> dict[str, Any]:
-    headers = {"Authorization": "Bearer ${env:SECRET}"}
+    headers = {"Authorization": f"Bearer {SECRET_VARIABLE[kind]}"}
     if kind == "gemini":
         return {"httpUrl": url, "headers": headers}
     if kind == "vscode":
@@ -122,7 +136,7 @@ class HostileFolder:
         for file, prefix in KINDS:
             section = "servers" if prefix == "vscode" else "mcpServers"
             servers = {
-                f"{prefix}-stdio": stdio_entry(self.marker(f"{prefix}-stdio"), vscode=prefix == "vscode"),
+                f"{prefix}-stdio": stdio_entry(self.marker(f"{prefix}-stdio"), kind=prefix),
                 f"{prefix}-http": http_entry(self.listener.url(f"{prefix}-http"), kind=prefix),
             }
             path = self.root / file

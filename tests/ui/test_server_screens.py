@@ -228,6 +228,44 @@ async def test_servers_of_other_clients_are_offered_when_nothing_is_configured(
         assert app.session.names[0] == "rea (bundled)"  # the bundled server stays
 
 
+async def test_a_server_its_client_turns_off_is_listed_as_disabled_and_never_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import SelectionList
+
+    from rea_tui.host import bundled_server_spec
+    from tests.support.hostile_folder import MARKING_SERVER
+
+    home, marker = tmp_path / "home", tmp_path / "cursor-off-ran"
+    (home / ".cursor").mkdir(parents=True)
+    entry = {"command": sys.executable, "args": ["-m", "tests.support.sample_server"], "cwd": str(REPO)}
+    off = {"command": sys.executable, "args": ["-c", MARKING_SERVER, str(marker)], "cwd": str(REPO), "disabled": True}
+    servers = {"cursor-sample": entry, "cursor-off": off}
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    app = make_app([bundled_server_spec()])
+    app.offer_discovered = True
+    async with app.run_test(size=SIZE) as pilot:
+        # Offered: only the one that can run.
+        await wait_for(
+            pilot, lambda: any("1 servers are set up" in str(n.message) for n in app._notifications), "offer"
+        )
+        await pilot.press("f12")
+        dialog = await screen_named(pilot, "DiscoveredServersScreen")
+        await wait_for(pilot, lambda: "cursor-off" in screen_text(app), "the list")
+        shown = screen_text(app)
+        # The screenshot's text drops the spaces between styled runs: compared without whitespace.
+        compact = "".join(shown.split())
+        assert 'disabledcursor-off"disabled":truein' in compact and "rea-tuidoesnotstartit" in compact
+        # Even every row selected at once, the disabled one is not added.
+        dialog.query_one("#discovered-list", SelectionList).select_all()
+        await click(pilot, "#discovered-add")
+        await wait_for(pilot, lambda: app.session.state("cursor-sample").status == "ready", "the enabled one")
+        assert "cursor-off" not in app.session.names
+    assert not marker.exists()
+
+
 async def test_the_completion_inspector_audits_the_selected_server_and_opens_a_finding() -> None:
     app = make_app([everything_spec()])
     async with app.run_test(size=SIZE) as pilot:

@@ -21,6 +21,8 @@ def list_discovered(context: Context) -> int:
     rows: list[dict[str, Any]] = []
     for server in found.servers:
         used = found.find(server.name)
+        # A folder's entry is not looked into before the folder is trusted (not even for which variables are set).
+        unset = server.unset_variables() if not server.untrusted and not server.disabled else []
         rows.append(
             {
                 "name": server.name,
@@ -31,6 +33,8 @@ def list_discovered(context: Context) -> int:
                 "picked": used is server,
                 "trusted": not server.untrusted,
                 **({"notUsed": server.untrusted} if server.untrusted else {}),
+                **({"disabled": server.disabled} if server.disabled else {}),
+                **({"unsetVariables": unset} if unset else {}),
                 **(
                     {"usedInstead": f"{used.client} ({used.source})"} if used is not None and used is not server else {}
                 ),
@@ -44,8 +48,12 @@ def list_discovered(context: Context) -> int:
         say(f"  {row['client']}, {row['scope']}: {safe(row['source'])}")
         if not row["trusted"]:
             say(f"  not used: {safe(row['notUsed'])} (`rea-tui trust` lists what it runs and trusts the folder)")
+        elif "disabled" in row:
+            say(f"  disabled: {safe(row['disabled'])}; rea-tui does not start it")
         elif "usedInstead" in row:
             say(f"  (--server {safe(row['name'])} uses the one in {safe(row['usedInstead'])})")
+        for said in row.get("unsetVariables", []):
+            say(f"  {safe(said)}")
     for problem in found.problems:
         say(f"warning: {safe(problem)}")
     if not rows:

@@ -20,7 +20,11 @@ INSTRUCTIONS_LIMIT = 4_000
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-connect", action="store_true", help="only list them")
-    parser.add_argument("--discover", action="store_true", help="list the servers other MCP clients are set up with")
+    parser.add_argument(
+        "--discover",
+        action="store_true",
+        help="list the servers other MCP clients are set up with (and the ones their client turns off)",
+    )
 
 
 async def probe(context: Context, spec: ServerSpec, started: subprocess.Popen[bytes] | None) -> dict[str, Any]:

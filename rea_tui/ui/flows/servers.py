@@ -304,7 +304,9 @@ class ServerFlow(Flow):
         """Nothing is configured: say which servers other clients have (f12 adds them)."""
         from rea_tui.host import discover
 
-        found = [s for s in discover().servers if s.name not in self.session.names and not s.untrusted]
+        found = [
+            s for s in discover().servers if s.name not in self.session.names and not s.untrusted and not s.disabled
+        ]
         if found:
             notify_plain(
                 self.screen.app,
@@ -360,7 +362,7 @@ class ServerFlow(Flow):
 
     def add_discovered(self) -> None:
         from rea_tui.host import discover
-        from rea_tui.ui.screens.discovered import DiscoveredServersScreen
+        from rea_tui.ui.screens.discovered import DiscoveredServersScreen, pickable
 
         found = [s for s in discover().servers if s.name not in self.session.names]
         if not found:
@@ -368,9 +370,9 @@ class ServerFlow(Flow):
             return
 
         def chosen(picked: list[int] | None) -> None:
-            # By position: two files may name the same server; an untrusted one cannot be picked.
+            # By position: two files may name the same server; an untrusted or a disabled one cannot be picked.
             for index in picked or []:
-                if not found[index].untrusted and found[index].name not in self.session.names:
+                if pickable(found[index]) and found[index].name not in self.session.names:
                     self.add(found[index])
 
         self.screen.app.push_screen(DiscoveredServersScreen(found), callback=chosen)

@@ -3,7 +3,8 @@
 Each shows its name, the client and file it came from, and what it runs or
 where it is; nothing starts until the analyst picks it. The bundled server
 stays. A server from this folder's own files is listed with why it is not
-used until the folder is trusted, and cannot be picked.
+used until the folder is trusted, and cannot be picked; nor can a server its
+client turns off (listed as disabled, with the file that says so).
 """
 
 from __future__ import annotations
@@ -25,14 +26,25 @@ from rea_tui.ui.text import plain_line
 NAME_LIMIT = 60
 TARGET_LIMIT = 100
 SOURCE_LIMIT = 80
+REASON_LIMIT = 120
+
+
+def pickable(server: DiscoveredServer) -> bool:
+    return not server.untrusted and not server.disabled
 
 
 def server_label(server: DiscoveredServer) -> Text:
     label = Text()
+    # First, so a narrow dialog still shows it.
     if server.untrusted:
-        # First, so a narrow dialog still shows it.
         label.append("not used (folder not trusted)  ", style="bold yellow")
-    label.append_text(plain_line(server.name, NAME_LIMIT, style="dim" if server.untrusted else "bold"))
+    elif server.disabled:
+        label.append("disabled  ", style="bold yellow")
+    label.append_text(plain_line(server.name, NAME_LIMIT, style="bold" if pickable(server) else "dim"))
+    if server.disabled and not server.untrusted:
+        # Before the rest: the setting and the file that turn it off are what a narrow dialog must still show.
+        label.append("  ")
+        label.append_text(plain_line(server.disabled, REASON_LIMIT, style="yellow"))
     label.append(f"  {server.client}", style="cyan")
     label.append("  ")
     label.append_text(plain_line(server.describe_target(), TARGET_LIMIT, style="dim"))
@@ -45,7 +57,8 @@ def server_label(server: DiscoveredServer) -> Text:
 
 
 class DiscoveredServersScreen(ModalScreen[list[int] | None]):
-    """Dismissed with the positions of the servers picked (a folder's untrusted server cannot be picked)."""
+    """Dismissed with the positions of the servers picked (a folder's untrusted server, or a disabled one,
+    cannot be picked)."""
 
     CSS_PATH = stylesheet("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -66,12 +79,15 @@ class DiscoveredServersScreen(ModalScreen[list[int] | None]):
                     "rea-tui here again and choose Trust).",
                     style="yellow",
                 )
+            if any(s.disabled and not s.untrusted for s in self.servers):
+                about.append(
+                    "\nA disabled server is turned off by its own client's settings (`rea-tui servers --discover` "
+                    "names the setting and the file); rea-tui does not start it.",
+                    style="yellow",
+                )
             yield Static(about, classes="dialog-description")
             yield SelectionList[int](
-                *(
-                    Selection(server_label(s), index, disabled=bool(s.untrusted))
-                    for index, s in enumerate(self.servers)
-                ),
+                *(Selection(server_label(s), index, disabled=not pickable(s)) for index, s in enumerate(self.servers)),
                 id="discovered-list",
             )
             with Horizontal(classes="dialog-buttons"):
@@ -84,7 +100,7 @@ class DiscoveredServersScreen(ModalScreen[list[int] | None]):
             self.dismiss(None)
             return
         picked = self.query_one("#discovered-list", SelectionList).selected
-        self.dismiss([i for i in picked if isinstance(i, int) and not self.servers[i].untrusted])
+        self.dismiss([i for i in picked if isinstance(i, int) and pickable(self.servers[i])])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
