@@ -176,7 +176,8 @@ def test_a_well_behaved_argument_gets_the_whole_battery(reports: dict[str, Audit
 
 def test_every_rule_is_broken_by_some_argument_here() -> None:
     covered = {check for checks in [*EXPECTED_MCP.values(), *EXPECTED_REA.values()] for check in checks}
-    assert covered | {"mcp.capability"} == set(RULES_BY_ID)
+    # Broken by the servers of other tests here: no completions, and a prompt that crashes the server.
+    assert covered | {"mcp.capability", "transport.given-up"} == set(RULES_BY_ID)
     assert set(RULE_ARGUMENTS) - {k[1] for k in [*EXPECTED_MCP, *EXPECTED_REA]} == {"good"}
 
 
@@ -264,3 +265,24 @@ def test_a_reply_given_while_the_target_opens_is_not_held_as_nondeterminism() ->
     ready, changed = reply(["libc.so.6", "python3.11"]), reply(["python3.11"])
     assert determinism_issues(opening, ready) == determinism_issues(ready, opening) == []
     assert [issue.check for issue in determinism_issues(ready, changed)] == ["determinism.repeat"]
+
+
+async def test_a_prompt_that_crashes_the_server_is_given_up_and_the_rest_is_audited() -> None:
+    # `crashes` comes first, and the server exits on every request about it.
+    report = await run_audit("--crash-prompt", profile="mcp")
+    assert report.status == "complete", report.stop_reason
+    by_name = {t.ref.name: t for t in report.targets}
+    assert not by_name["crashes"].finished
+    assert all(t.finished for name, t in by_name.items() if name != "crashes")
+    # Every other target has exactly the findings it has without the crashing prompt.
+    expected = every_key() | EXPECTED_MCP
+    got = found(report)
+    assert {k: v for k, v in got.items() if k[0] != "crashes"} == expected
+    crashes = [f for f in report.findings if f.ref is not None and f.ref.name == "crashes"]
+    assert {f.check for f in crashes} == {"transport.exited", "transport.given-up"}
+    assert all(f.severity == "error" for f in crashes)
+    assert any("was given up: the server exited 4 times" in f.message for f in crashes)
+    # Each exit cites the request the server exited on.
+    cited = [e for f in crashes if f.check == "transport.exited" for e in f.exchanges]
+    assert cited and all(e.outcome == "exited" for e in cited)
+    assert_cites_the_wire(report)

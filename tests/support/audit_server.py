@@ -10,6 +10,7 @@ more prompts break the prompt-level rules, one each.
 
 - `--hang-all`: never answers completion/complete.
 - `--no-completions`: does not declare the completions capability.
+- `--crash-prompt`: also lists the prompt `crashes` (first), on any request about which the server exits.
 """
 
 from __future__ import annotations
@@ -165,9 +166,20 @@ def completion(argument: str, prefix: str, context: dict[str, str]) -> dict[str,
     return {"completion": body}
 
 
+CRASHING_PROMPT = {"name": "crashes", "arguments": [{"name": "first"}, {"name": "second"}, {"name": "third"}]}
+
+
+def crash_on(name: object) -> None:
+    if name == CRASHING_PROMPT["name"]:
+        sys.stderr.write("audit-server: exiting on a request about the crashing prompt\n")
+        sys.stderr.flush()
+        raise SystemExit(3)
+
+
 def complete(request_id: Any, params: dict[str, Any]) -> None:
     global stalled
     ref = params.get("ref") or {}
+    crash_on(ref.get("name"))
     argument = (params.get("argument") or {}).get("name", "")
     value = (params.get("argument") or {}).get("value", "")
     context = ((params.get("context") or {}).get("arguments")) or {}
@@ -232,6 +244,9 @@ def get_prompt(request_id: Any, params: dict[str, Any]) -> None:
 def main() -> None:
     hang_all = "--hang-all" in sys.argv
     completions = "--no-completions" not in sys.argv
+    if "--crash-prompt" in sys.argv:
+        PROMPTS.insert(0, CRASHING_PROMPT)
+        PROMPT_ARGUMENTS[CRASHING_PROMPT["name"]] = [a["name"] for a in CRASHING_PROMPT["arguments"]]
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -256,6 +271,7 @@ def main() -> None:
         elif method == "prompts/list":
             result(request_id, {"prompts": PROMPTS})
         elif method == "prompts/get":
+            crash_on(params.get("name"))
             get_prompt(request_id, params)
         elif method == "tools/list":
             result(

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 MIN_REQUEST_SECONDS: Final = 0.05
 """Below this much budget left, no request is started."""
-MAX_RECONNECTS: Final = 3
+MAX_RECONNECTS_PER_TARGET: Final = 3
+"""A prompt or template whose requests end the server this often is given up; the audit goes on to the next."""
 
 
 class AuditStop(Exception):
@@ -45,6 +46,15 @@ class AuditCancelled(AuditStop):
 
 class ServerGone(AuditStop):
     """The server exited or stopped answering and could not be reconnected."""
+
+
+class TargetAbandoned(Exception):
+    """The server exited on this target's requests once too often: its audit ends here, the others go on."""
+
+    def __init__(self, target: str, exits: int) -> None:
+        super().__init__(target)
+        self.target = target
+        self.exits = exits
 
 
 class ArgumentCapReached(Exception):
@@ -104,6 +114,8 @@ class AuditChannel:
         self.planned = 0
         self.position: tuple[str, str | None] = ("", None)
         self._reconnecting: asyncio.Task[None] | None = None
+        # Restarts caused by each target's requests (a target that ends the server too often is given up).
+        self.restarts_for: dict[str, int] = {}
 
     def close(self) -> None:
         self.prober.close()
@@ -209,9 +221,16 @@ class AuditChannel:
     # -- recovery ----------------------------------------------------------------------
 
     async def restart(self) -> None:
-        """Reconnect after the server exited or stopped answering; raises ServerGone when that fails."""
-        if self.report.reconnects >= MAX_RECONNECTS:
-            raise ServerGone
+        """Reconnect after the server exited or stopped answering; raises TargetAbandoned when the current
+        target has ended it too often, ServerGone when reconnecting fails."""
+        target = self.position[0]
+        if self.restarts_for.get(target, 0) >= MAX_RECONNECTS_PER_TARGET:
+            raise TargetAbandoned(target, self.restarts_for[target])
+        self.restarts_for[target] = self.restarts_for.get(target, 0) + 1
+        await self.recover()
+
+    async def recover(self) -> None:
+        """Start the server again (after a target was given up, for the next one); ServerGone when it fails."""
         remaining = self.remaining()
         if remaining < MIN_REQUEST_SECONDS:
             raise BudgetExhausted

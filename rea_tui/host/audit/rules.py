@@ -63,6 +63,11 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("errors.alive", "the connection still answers after an invalid request", _both("error")),
     Rule("transport.timeout", "every request is answered within the timeout", _both("error")),
     Rule("transport.exited", "the server does not exit or drop the connection", _both("error")),
+    Rule(
+        "transport.given-up",
+        "a target's requests do not end the server so often that its audit is given up",
+        _both("error"),
+    ),
     Rule("prompt.render", "prompts/get renders the prompt with its required arguments filled", _both("error")),
     Rule("prompt.unknown-tool", "the numbered steps of a rendered prompt name tools the server has", _CONSISTENCY),
     Rule("rea.prompt-steps", "a rendered prompt names at least one of the server's tools", {"rea": "error"}),

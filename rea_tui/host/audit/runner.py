@@ -28,6 +28,7 @@ from rea_tui.host.audit.channel import (
     Lost,
     ProgressCallback,
     ServerGone,
+    TargetAbandoned,
 )
 from rea_tui.host.audit.checks import Issue
 from rea_tui.host.audit.prompt_check import check_prompt
@@ -178,11 +179,34 @@ class Audit:
         finished: set[int] = set()
         self._plan(channel, batteries, work, finished)
         for index, (battery, (ref, _, prompt)) in enumerate(zip(batteries, work, strict=True)):
-            await battery.run()
-            if prompt is not None:
-                channel.position = (ref.name, None)
-                await self._render(channel, battery, prompt)
-            battery.target.finished = True
+            try:
+                await battery.run()
+                if prompt is not None:
+                    channel.position = (ref.name, None)
+                    await self._render(channel, battery, prompt)
+            except TargetAbandoned as abandoned:
+                # Each exit is already a finding citing its request; the server is started again for the rest.
+                noun = "prompt" if ref.kind == "prompt" else "resource template"
+                channel.flag(
+                    [
+                        Issue(
+                            "transport.given-up",
+                            f"this {noun}'s audit was given up: the server exited {abandoned.exits + 1} times on its "
+                            "requests (each is listed); the other targets were audited after a restart",
+                        )
+                    ],
+                    ref,
+                    None,
+                    [
+                        e
+                        for f in self.report.findings
+                        if f.ref == ref and f.check == "transport.exited"
+                        for e in f.exchanges
+                    ],
+                )
+                await channel.recover()
+            else:
+                battery.target.finished = True
             finished.add(index)
             self._plan(channel, batteries, work, finished)
 
