@@ -25,6 +25,7 @@ from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.providers.frame_entries import read_frame_entries
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
@@ -78,11 +79,13 @@ class LiefDocument:
         self.inventory = DocumentInventory(records=[])
         self.read_note: str | None = None
         """What of the file was not read (a sparse file's hole), when something was not."""
+        self.frame_note: str | None = None
+        """Why `.eh_frame`'s FDEs could not be read, when they were needed and could not be."""
         binary: Any
         try:
             image = binary_image(path)
             self.read_note = image.note
-            binary = lief.parse(image.source)
+            binary = _parse(image.source, self.format)
         except UnreadableFile as exc:
             binary = None
             self.error = str(exc)
@@ -103,7 +106,7 @@ class LiefDocument:
         self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
         if self._kind == "ELF" and binary.has_interpreter:
             self.interpreter = clean_name(binary.interpreter)
-        self.inventory = DocumentInventory(records=self._collect_procedures(binary))
+        self.inventory = DocumentInventory(records=self._collect_procedures(binary, image.source))
 
     # -- inventory --------------------------------------------------------------
 
@@ -130,7 +133,7 @@ class LiefDocument:
                     ranges.append(_ExecRange(start, start + max(sec.virtual_size, sec.size)))
         return ranges
 
-    def _collect_procedures(self, binary: Any) -> list[ProcedureRecord]:
+    def _collect_procedures(self, binary: Any, source: str | bytes) -> list[ProcedureRecord]:
         names: dict[int, set[str]] = defaultdict(set)
         sizes: dict[int, int] = {}
         base = self._imagebase(binary)
@@ -154,6 +157,13 @@ class LiefDocument:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
+        if self._kind == "ELF" and not self._has_frame_table(binary):
+            frames = read_frame_entries(source)
+            self.frame_note = frames.error
+            for address, size in frames.extents:
+                if executable(address) and not any(lo <= address < hi for lo, hi in stubs):
+                    names.setdefault(address, set())  # an FDE is a procedure even without a name
+                    sizes.setdefault(address, size)
         symbols = _symbols(binary, self._kind)
         if self._kind == "ELF":
             func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
@@ -176,6 +186,12 @@ class LiefDocument:
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
+
+    @staticmethod
+    def _has_frame_table(binary: Any) -> bool:
+        """Whether LIEF found `.eh_frame_hdr`'s search table (PT_GNU_EH_FRAME), from which it reads functions."""
+        segments: list[Any] = list(binary.segments)
+        return any(seg.type == lief.ELF.Segment.TYPE.GNU_EH_FRAME for seg in segments)
 
     def _plt_ranges(self, binary: Any) -> list[tuple[int, int]]:
         if self._kind != "ELF":
@@ -363,6 +379,16 @@ class LiefDocument:
                 resolver = int(reloc.addend)
                 slots.setdefault(int(reloc.address), SlotTarget(at_address[resolver], resolver))
         return slots
+
+
+def _parse(source: str | bytes, fmt: str) -> Any:
+    """LIEF's parse of `source`; a PE's exception directory (`.pdata`) too, whose RUNTIME_FUNCTION
+    entries give x64 functions with their extents (off in LIEF's default configuration)."""
+    if fmt == "PE":
+        config = lief.PE.ParserConfig()
+        config.parse_exceptions = True
+        return lief.PE.parse(source, config)
+    return lief.parse(source)
 
 
 def _kind(binary: Any) -> str:
