@@ -134,8 +134,11 @@ def listing(
     position: int,
     offset: int,
     max_instructions: int,
+    code_note: str | None = None,
 ) -> dict[str, Any]:
-    """One page of the listing of the procedure at `position` in the document's records."""
+    """One page of the listing of the procedure at `position` in the document's records.
+
+    `code_note` says why the document's code cannot be decoded (no mode), when it cannot."""
     record = symbols.records[position]
     start, end = record.address, symbols.end_of(position)
     code: bytes = read(start, min(end - start, MAX_PROCEDURE_BYTES)) if end > start else b""
@@ -172,8 +175,12 @@ def listing(
         instructions.append(row)
     next_offset = offset + len(page) if offset + len(page) < len(decoded) else None
     note = None
-    if not decoded:
-        note = "no bytes could be read or decoded at this address"
+    if mode is None:
+        note = code_note or "the document's architecture is not supported for disassembly"
+    elif not code:
+        note = "no bytes could be read at this address"
+    elif not decoded:
+        note = "no bytes could be decoded at this address"
     elif decoded[-1].address + decoded[-1].size < start + len(code):
         note = f"capstone stopped at {hex_address(decoded[-1].address + decoded[-1].size)}, an undecodable byte"
     return {

@@ -25,6 +25,11 @@ def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
     return None
 
 
+def unsupported_architecture(arch: str, machine: str, endianness: str) -> str:
+    """What a listing says of code the server has no capstone mode for: the architecture by name."""
+    return f"architecture {arch} ({machine}, {endianness}) is not supported for disassembly"
+
+
 def decoder(mode: CapstoneMode) -> Any:
     import capstone
 

@@ -43,6 +43,14 @@ class DocumentBackend(Protocol):
     error: str | None
     read_note: str | None
     """What of the file was not read (a sparse file's hole)."""
+    code_note: str | None
+    """Why the code cannot be disassembled (an unsupported architecture), when it cannot."""
+
+    @property
+    def not_decoded(self) -> list[str]:
+        """What of the document the server could not decode (architecture, truncation, unwind records)."""
+        ...
+
     inventory: DocumentInventory
 
     def read(self, address: int, size: int) -> bytes: ...
@@ -85,6 +93,8 @@ class Document:
             info["error"] = self.backend.error
         else:
             info["procedure_count"] = len(self.backend.inventory.records)
+            if self.backend.not_decoded:
+                info["not_decoded"] = self.backend.not_decoded
         return info
 
 

@@ -23,7 +23,7 @@ from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
-from rea_tui.server.disassembly import CapstoneMode, capstone_mode
+from rea_tui.server.disassembly import CapstoneMode, capstone_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.frame_entries import read_frame_entries
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
@@ -81,6 +81,10 @@ class LiefDocument:
         """What of the file was not read (a sparse file's hole), when something was not."""
         self.frame_note: str | None = None
         """Why `.eh_frame`'s FDEs could not be read, when they were needed and could not be."""
+        self.code_note: str | None = None
+        """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
+        self.truncation_note: str | None = None
+        """Which sections or segments lie past the end of the file, when some do."""
         binary: Any
         try:
             image = binary_image(path)
@@ -106,6 +110,10 @@ class LiefDocument:
         self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
         if self._kind == "ELF" and binary.has_interpreter:
             self.interpreter = clean_name(binary.interpreter)
+        if self.disassembly_target() is None:
+            self.code_note = unsupported_architecture(self.arch, _machine(binary, self._kind), _endianness(header))
+        file_size = len(image.source) if isinstance(image.source, bytes) else os.path.getsize(path)
+        self.truncation_note = _truncation(binary, self._kind, file_size)
         self.inventory = DocumentInventory(records=self._collect_procedures(binary, image.source))
 
     # -- inventory --------------------------------------------------------------
@@ -186,6 +194,11 @@ class LiefDocument:
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
+
+    @property
+    def not_decoded(self) -> list[str]:
+        """What of the document the server could not decode: unsupported code, a truncated file, unwind records."""
+        return [note for note in (self.code_note, self.truncation_note, self.frame_note) if note is not None]
 
     @staticmethod
     def _has_frame_table(binary: Any) -> bool:
@@ -268,6 +281,7 @@ class LiefDocument:
             "segments": segments,
             "libraries": libraries,
             "procedure_count": len(self.inventory.records),
+            **({"warnings": self.not_decoded} if self.not_decoded else {}),
         }
 
     def disassembly_target(self) -> CapstoneMode | None:
@@ -389,6 +403,57 @@ def _parse(source: str | bytes, fmt: str) -> Any:
         config.parse_exceptions = True
         return lief.PE.parse(source, config)
     return lief.parse(source)
+
+
+def _machine(binary: Any, kind: str) -> str:
+    """The header's own name for the machine: `EM_PPC64`, `IMAGE_FILE_MACHINE_ARM64`, `CPU_TYPE_POWERPC`."""
+    if kind == "ELF":
+        return "EM_" + str(binary.header.machine_type).rsplit(".", 1)[-1]
+    if kind == "PE":
+        return "IMAGE_FILE_MACHINE_" + str(binary.header.machine).rsplit(".", 1)[-1]
+    if kind == "MachO":
+        return "CPU_TYPE_" + str(binary.header.cpu_type).rsplit(".", 1)[-1]
+    return "unknown machine"
+
+
+def _endianness(header: Any) -> str:
+    return "big-endian" if str(header.endianness).endswith("BIG") else "little-endian"
+
+
+TRUNCATION_SHOWN = 4
+"""Sections or segments named in a truncation warning; the rest are counted."""
+
+
+def _truncation(binary: Any, kind: str, file_size: int) -> str | None:
+    """Which sections or segments claim file bytes past the end of the file (a truncated copy)."""
+    past: list[str] = []
+    if kind == "ELF":
+        segments: list[Any] = list(binary.segments)
+        for seg in segments:
+            if int(seg.file_offset) + int(seg.physical_size) > file_size:
+                past.append(f"segment {str(seg.type).rsplit('.', 1)[-1]} at offset {hex_address(int(seg.file_offset))}")
+        sections: list[Any] = list(binary.sections)
+        for sec in sections:
+            if sec.type != lief.ELF.Section.TYPE.NOBITS and int(sec.offset) + int(sec.size) > file_size:
+                past.append(f"section {clean_name(sec.name)}")
+    elif kind == "PE":
+        pe_sections: list[Any] = list(binary.sections)
+        for sec in pe_sections:
+            if int(sec.pointerto_raw_data) + int(sec.sizeof_raw_data) > file_size:
+                past.append(f"section {clean_name(sec.name)}")
+    elif kind == "MachO":
+        macho_segments: list[Any] = list(binary.segments)
+        for seg in macho_segments:
+            if int(seg.file_offset) + int(seg.file_size) > file_size:
+                past.append(f"segment {clean_name(seg.name)}")
+    if not past:
+        return None
+    more = f" and {len(past) - TRUNCATION_SHOWN} more" if len(past) > TRUNCATION_SHOWN else ""
+    return (
+        f"truncated file: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
+        f"{', '.join(past[:TRUNCATION_SHOWN])}{more}; their bytes were not read, so procedures, strings and "
+        "references there are missing"
+    )
 
 
 def _kind(binary: Any) -> str:
