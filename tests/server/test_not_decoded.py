@@ -87,7 +87,9 @@ async def test_unsupported_architecture_is_named_in_the_listing(tmp_path: Path) 
         assert reply["disassembly"]["note"] == expected
         assert reply["disassembly"]["instructions"] == []
         assert reply["not_decoded"] == [expected]
-        refs = await server.structured("find_references", {"address": first[0]["address"], "document": document["name"]})
+        refs = await server.structured(
+            "find_references", {"address": first[0]["address"], "document": document["name"]}
+        )
         assert refs["searched"]["code"] is None and refs["searched"]["code_not_searched"] == expected
         callees = await server.structured("callees", args)
         assert callees["not_decoded"] == [expected]
