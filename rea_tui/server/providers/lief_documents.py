@@ -25,6 +25,7 @@ from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.providers.demangling import demangled
 from rea_tui.server.providers.frame_entries import read_frame_entries
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
@@ -193,6 +194,10 @@ class LiefDocument:
                     address += base
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
+        macho = self._kind == "MachO"
+        for bucket in names.values():
+            plain = [d for d in (demangled(name, macho) for name in bucket) if d is not None]
+            bucket.update(clean_name(d) for d in plain)
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
 
     @property
