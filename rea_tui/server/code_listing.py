@@ -20,13 +20,14 @@ from typing import Any, Final
 
 from rea_tui.server.code_references import (
     MAX_PROCEDURE_BYTES,
+    PageTracker,
     SlotTarget,
     branch_target,
     is_jump,
     procedure_end,
     rip_target,
 )
-from rea_tui.server.disassembly import CapstoneMode, decoder
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import FoundString
 from rea_tui.server.text_forms import hex_address
@@ -144,6 +145,14 @@ def listing(
     code: bytes = read(start, min(end - start, MAX_PROCEDURE_BYTES)) if end > start else b""
     decoded = list(decoder(mode).disasm(code, start)) if mode is not None and code else []
     page = decoded[offset : offset + max_instructions]
+    # AArch64 builds addresses with adrp and a later add or load: follow them from the procedure's start.
+    completed: dict[int, int] = {}
+    if mode is not None and mode == arm64_mode():
+        pages = PageTracker()
+        for insn in decoded[: offset + len(page)]:
+            address = pages.feed(insn.mnemonic, insn.op_str)
+            if address is not None:
+                completed[insn.address] = address
     instructions: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for insn in page:
@@ -172,6 +181,8 @@ def listing(
             pointed = rip_target(insn.op_str, insn.address + insn.size)
             if pointed is not None:
                 row["refers_to"] = _referent(symbols, read, pointed)
+        elif insn.address in completed:
+            row["refers_to"] = _referent(symbols, read, completed[insn.address])
         instructions.append(row)
     next_offset = offset + len(page) if offset + len(page) < len(decoded) else None
     note = None

@@ -17,12 +17,18 @@ def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
     if arch == "X86":
         return capstone.CS_ARCH_X86, capstone.CS_MODE_32
     if arch == "ARM64":
-        return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+        return arm64_mode()
     if arch == "ARM":
         return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
     if arch == "RISCV":
         return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
     return None
+
+
+def arm64_mode() -> CapstoneMode:
+    import capstone
+
+    return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
 
 
 def unsupported_architecture(arch: str, machine: str, endianness: str) -> str:
