@@ -121,6 +121,7 @@ async def test_strings_lead_to_the_functions_the_source_uses_them_in(server: Liv
         refs = await server.structured("find_references", {"string": text, "document": FIXTURE.name})
         users = {name for row in refs["references"] for name in row["procedure"]["names"]}
         assert function in users, (text, refs["references"])
+        assert "adrp" in refs["searched"]["code"]
 
 
 async def test_globals_lead_to_their_users_and_the_listing_names_them(server: LiveServer) -> None:

@@ -209,6 +209,8 @@ def _data_rows(
 def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
     """What find_references looked at in this document, and what it could not."""
     searched: dict[str, Any] = {"code": "direct calls and jumps, RIP-relative and absolute operands (capstone)"}
+    if doc.backend.arch == "ARM64":
+        searched["code"] = "direct calls and jumps, adrp pages completed by add, load or store (capstone)"
     if doc.backend.code_note is not None:
         searched["code"] = None
         searched["code_not_searched"] = doc.backend.code_note
