@@ -221,7 +221,9 @@ class ReferenceIndex:
         stubs: Sequence[SectionBytes] = (),
         import_slots: dict[int, SlotTarget] | None = None,
         code_sections: Sequence[tuple[int, int]] = (),
+        mode_at: Callable[[int], CapstoneMode | None] | None = None,
     ) -> None:
+        """`mode_at` gives a procedure's own mode where one document mixes them (ARM and Thumb)."""
         self.decoded_instructions = 0
         self._paged = False
         """Whether the code is AArch64, whose addresses `adrp` builds in two steps."""
@@ -235,10 +237,16 @@ class ReferenceIndex:
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
             sections = sorted(code_sections)
+            decoders: dict[CapstoneMode, object] = {mode: md}
             for position, record in enumerate(records):
+                own = mode_at(record.address) if mode_at is not None else mode
+                if own is None:
+                    continue
+                if own not in decoders:
+                    decoders[own] = decoder(own)
                 end = procedure_end(records, position, sections)
                 code = read(record.address, end - record.address)
-                found.extend(self._scan(md, position, record.address, code, starts, mapped))
+                found.extend(self._scan(decoders[own], position, record.address, code, starts, mapped))
         found.sort(key=lambda r: (r.target, r.site))
         self.references = found
         self._targets = [r.target for r in found]

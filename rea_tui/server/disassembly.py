@@ -31,6 +31,13 @@ def arm64_mode() -> CapstoneMode:
     return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
 
 
+def thumb_mode() -> CapstoneMode:
+    """32-bit ARM's Thumb (and Thumb-2) instruction set."""
+    import capstone
+
+    return capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB
+
+
 def unsupported_architecture(arch: str, machine: str, endianness: str) -> str:
     """What a listing says of code the server has no capstone mode for: the architecture by name."""
     return f"architecture {arch} ({machine}, {endianness}) is not supported for disassembly"

@@ -274,6 +274,7 @@ class TargetAnalysis:
             backend.stub_sections(),
             backend.import_slots(),
             self.section_ranges(doc, code_only=True),
+            backend.code_mode,
         )
 
     def symbolizer(self, doc: Document) -> Symbolizer:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
-from rea_tui.server.disassembly import CapstoneMode, capstone_mode, unsupported_architecture
+from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled
 from rea_tui.server.providers.frame_entries import read_frame_entries
@@ -86,6 +87,8 @@ class LiefDocument:
         """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
         self.truncation_note: str | None = None
         """Which sections or segments lie past the end of the file, when some do."""
+        self._thumb: frozenset[int] = frozenset()
+        """32-bit ARM procedures in Thumb code: by the symbol's address bit 0 or a `$t` mapping symbol."""
         binary: Any
         try:
             image = binary_image(path)
@@ -155,10 +158,15 @@ class LiefDocument:
         # LIEF invents names for the ELF functions it finds without a symbol
         # (`__dt_init_array` for each init_array entry); ELF names come from symbols only.
         function_names = self._kind != "ELF"
+        thumb: set[int] = set()
+        arm = self.arch == "ARM"
         for fn in binary.functions:
             address = int(fn.address)
             if base and address < base:
                 address += base
+            if arm and address & THUMB_BIT:
+                address &= ~THUMB_BIT  # the ARM ELF ABI marks a Thumb function by bit 0
+                thumb.add(address)
             if address <= 0 or not executable(address) or any(lo <= address < hi for lo, hi in stubs):
                 continue  # PLT sections are stubs, shown as sections, not procedures
             bucket = names[address]
@@ -179,9 +187,14 @@ class LiefDocument:
             for sym in symbols:
                 if sym.type in func_types and sym.value and sym.shndx != 0 and sym.name:
                     address = int(sym.value)
+                    if arm and address & THUMB_BIT:
+                        address &= ~THUMB_BIT  # the ARM ELF ABI marks a Thumb function by bit 0
+                        thumb.add(address)
                     names[address].add(clean_name(sym.name))
                     if sym.size:
                         sizes.setdefault(address, int(sym.size))
+            if arm:
+                thumb |= _thumb_by_mapping(symbols, names.keys())
         elif self._kind == "MachO":
             for sym in symbols:
                 if sym.name and sym.value and executable(int(sym.value)):
@@ -194,6 +207,7 @@ class LiefDocument:
                     address += base
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
+        self._thumb = frozenset(thumb)
         macho = self._kind == "MachO"
         for bucket in names.values():
             plain = [d for d in (demangled(name, macho) for name in bucket) if d is not None]
@@ -291,6 +305,9 @@ class LiefDocument:
 
     def disassembly_target(self) -> CapstoneMode | None:
         return capstone_mode(self.arch, self.bits)
+
+    def code_mode(self, address: int) -> CapstoneMode | None:
+        return thumb_mode() if address in self._thumb else self.disassembly_target()
 
     # -- what strings and references read ---------------------------------------------
 
@@ -408,6 +425,31 @@ def _parse(source: str | bytes, fmt: str) -> Any:
         config.parse_exceptions = True
         return lief.PE.parse(source, config)
     return lief.parse(source)
+
+
+THUMB_BIT = 1
+"""Bit 0 of a 32-bit ARM function symbol's value: the function is Thumb code."""
+_MAPPING = re.compile(r"^\$([atd])(?:\.|$)")
+"""ARM ELF mapping symbols: `$a` ARM code, `$t` Thumb code, `$d` data, from their address on."""
+
+
+def _thumb_by_mapping(symbols: list[Any], addresses: Any) -> set[int]:
+    """The procedure addresses whose closest mapping symbol at or before them is `$t`."""
+    marks: list[tuple[int, str]] = []
+    for sym in symbols:
+        found = _MAPPING.match(sym.name) if sym.name else None
+        if found is not None and sym.shndx != 0:
+            marks.append((int(sym.value), found.group(1)))
+    if not marks:
+        return set()
+    marks.sort()
+    starts = [address for address, _kind in marks]
+    thumb: set[int] = set()
+    for address in addresses:
+        at = bisect_right(starts, address) - 1
+        if at >= 0 and marks[at][1] == "t":
+            thumb.add(address)
+    return thumb
 
 
 def _machine(binary: Any, kind: str) -> str:

@@ -208,3 +208,6 @@ class SyntheticDocument:
 
     def disassembly_target(self) -> CapstoneMode | None:
         return capstone_mode(self.arch, self.bits)
+
+    def code_mode(self, address: int) -> CapstoneMode | None:
+        return self.disassembly_target()

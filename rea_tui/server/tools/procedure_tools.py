@@ -90,7 +90,7 @@ async def inspect_procedure(call: ToolCall) -> Outcome:
     def page() -> dict[str, Any]:
         symbols = analysis.symbolizer(doc)
         return listing(
-            doc.backend.disassembly_target(),
+            doc.backend.code_mode(located.record.address),
             doc.backend.read,
             symbols,
             located.position,
