@@ -5,6 +5,8 @@
 - pip's vendored `t64.exe` launcher (PE x64, no exports): truth is its `.pdata`
   RUNTIME_FUNCTION table, parsed here from the raw bytes and checked against
   mingw-w64 objdump's interpreted function table.
+- exports.dll (tests/server/fixtures/kinds, built by build.sh with mingw-w64):
+  its exports, named by mingw-w64 objdump's export table, sized by `.pdata`.
 
 The server is the real one over stdio with the file as its target. Figures are
 printed (`pytest -s`) and held to the issue's bar: >= 95% of the entries are
@@ -14,6 +16,7 @@ procedures at the right address with the right size.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -38,6 +41,9 @@ MINGW_OBJDUMP = "x86_64-w64-mingw32-objdump"
 EXCEPTION_DIRECTORY = 3
 """Index of the exception table (`.pdata`) among a PE's data directories."""
 RUNTIME_FUNCTION = struct.Struct("<III")
+EXPORTS_DLL = Path(__file__).resolve().parent / "fixtures" / "kinds" / "exports.dll"
+_EXPORT_RVA = re.compile(r"^\t\[\s*(\d+)\] \+base\[\s*\d+\] ([0-9a-f]+) Export RVA$")
+_EXPORT_NAME = re.compile(r"^\t\[\s*(\d+)\] (\S+)$")
 """BeginAddress, EndAddress, UnwindInfoAddress: RVAs."""
 
 
@@ -164,3 +170,43 @@ async def test_pdata_parsed_here_agrees_with_mingw_objdump(binutils_cache: Path)
     imagebase, pdata = pdata_from_bytes(path)
     table = pe_function_table(objdump, path, binutils_cache)
     assert table == {imagebase + begin: size for begin, size in pdata.items()}
+
+
+def mingw_exports(objdump: str, path: Path) -> dict[str, int]:
+    """Export name -> RVA, from mingw-w64 objdump's export address and name pointer tables."""
+    out = subprocess.run([objdump, "-p", str(path)], capture_output=True, text=True, check=True).stdout
+    rvas: dict[int, int] = {}
+    names: dict[int, str] = {}
+    in_names = False
+    for line in out.splitlines():
+        if line.startswith("[Ordinal/Name Pointer] Table"):
+            in_names = True
+            continue
+        rva = _EXPORT_RVA.match(line)
+        if rva is not None:
+            rvas[int(rva.group(1))] = int(rva.group(2), 16)
+            continue
+        name = _EXPORT_NAME.match(line) if in_names else None
+        if name is not None:
+            names[int(name.group(1))] = name.group(2)
+        elif in_names and line.strip():
+            in_names = False
+    return {names[index]: rvas[index] for index in names}
+
+
+async def test_pe_exports_are_named_and_sized_by_pdata() -> None:
+    objdump = shutil.which(MINGW_OBJDUMP)
+    if objdump is None:
+        missing(f"{MINGW_OBJDUMP} is not installed (apt-get install {MINGW_PACKAGE})")
+        return
+    exports = mingw_exports(objdump, EXPORTS_DLL)
+    assert set(exports) == {"leaf_add", "greet", "check_password", "sum_table"}
+    imagebase, pdata = pdata_from_bytes(str(EXPORTS_DLL))
+    procedures, _layout, listing = await procedures_of(str(EXPORTS_DLL), inspect=imagebase + exports["check_password"])
+    for name, rva in exports.items():
+        row = procedures.get(imagebase + rva)
+        assert row is not None and name in row["names"], (name, row)
+        assert row["size"] == pdata[rva], (name, row)
+    assert listing is not None and listing["window"]["bytes"] == pdata[exports["check_password"]]
+    sized = {imagebase + begin: size for begin, size in pdata.items()}
+    assert agreement("exports.dll", sized, procedures) >= BAR
