@@ -10,6 +10,7 @@ disassembly, done by capstone elsewhere).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -116,8 +117,9 @@ class LiefDocument:
             self.interpreter = clean_name(binary.interpreter)
         if self.disassembly_target() is None:
             self.code_note = unsupported_architecture(self.arch, _machine(binary, self._kind), _endianness(header))
-        file_size = len(image.source) if isinstance(image.source, bytes) else os.path.getsize(path)
-        self.truncation_note = _truncation(binary, self._kind, file_size)
+        # The apparent size: a sparse file's unread trailing hole is its read_note's to report, not truncation.
+        with contextlib.suppress(OSError):
+            self.truncation_note = _truncation(binary, self._kind, os.path.getsize(path))
         self.inventory = DocumentInventory(records=self._collect_procedures(binary, image.source))
 
     # -- inventory --------------------------------------------------------------
