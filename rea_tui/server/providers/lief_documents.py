@@ -28,7 +28,7 @@ from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled
-from rea_tui.server.providers.frame_entries import read_frame_entries
+from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
@@ -120,7 +120,7 @@ class LiefDocument:
         # The apparent size: a sparse file's unread trailing hole is its read_note's to report, not truncation.
         with contextlib.suppress(OSError):
             self.truncation_note = _truncation(binary, self._kind, os.path.getsize(path))
-        self.inventory = DocumentInventory(records=self._collect_procedures(binary, image.source))
+        self.inventory = DocumentInventory(records=self._collect_procedures(binary))
 
     # -- inventory --------------------------------------------------------------
 
@@ -147,7 +147,7 @@ class LiefDocument:
                     ranges.append(_ExecRange(start, start + max(sec.virtual_size, sec.size)))
         return ranges
 
-    def _collect_procedures(self, binary: Any, source: str | bytes) -> list[ProcedureRecord]:
+    def _collect_procedures(self, binary: Any) -> list[ProcedureRecord]:
         names: dict[int, set[str]] = defaultdict(set)
         sizes: dict[int, int] = {}
         base = self._imagebase(binary)
@@ -176,8 +176,11 @@ class LiefDocument:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
-        if self._kind == "ELF" and not self._has_frame_table(binary):
-            frames = read_frame_entries(source)
+        frame_section = binary.get_section(EH_FRAME) if self._kind == "ELF" and binary.has_section(EH_FRAME) else None
+        if frame_section is not None and not self._has_frame_table(binary):
+            little = not str(binary.abstract.header.endianness).endswith("BIG")
+            content = bytes(frame_section.content)
+            frames = read_frame_entries(content, int(frame_section.virtual_address), self.bits // 8, little)
             self.frame_note = frames.error
             for address, size in frames.extents:
                 if executable(address) and not any(lo <= address < hi for lo, hi in stubs):
