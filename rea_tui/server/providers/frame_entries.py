@@ -22,7 +22,6 @@ import struct
 from dataclasses import dataclass, field
 
 EH_FRAME = ".eh_frame"
-EH_FRAME_HDR = ".eh_frame_hdr"
 
 _EXTENDED_LENGTH = 0xFFFFFFFF
 """A 32-bit length of this value announces a 64-bit length."""
