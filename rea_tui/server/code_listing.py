@@ -12,9 +12,10 @@ address no symbol covers is left unnamed.
 
 from __future__ import annotations
 
+import itertools
 import json
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -136,14 +137,30 @@ def listing(
     offset: int,
     max_instructions: int,
     code_note: str | None = None,
+    code_spans: Callable[[int, int], list[tuple[int, int]]] | None = None,
 ) -> dict[str, Any]:
     """One page of the listing of the procedure at `position` in the document's records.
 
-    `code_note` says why the document's code cannot be decoded (no mode), when it cannot."""
+    `code_note` says why the document's code cannot be decoded (no mode), when it cannot; `code_spans`
+    gives the parts of the procedure that are code, where data sits among it (ARM literal pools)."""
     record = symbols.records[position]
     start, end = record.address, symbols.end_of(position)
     code: bytes = read(start, min(end - start, MAX_PROCEDURE_BYTES)) if end > start else b""
-    decoded = list(decoder(mode).disasm(code, start)) if mode is not None and code else []
+    stop = start + len(code)
+    spans = code_spans(start, stop) if code_spans is not None else [(start, stop)]
+    skipped = [(low, high) for (_, low), (high, _) in itertools.pairwise(spans)]
+    if spans and spans[-1][1] < stop:
+        skipped.append((spans[-1][1], stop))
+    if spans and spans[0][0] > start:
+        skipped.insert(0, (start, spans[0][0]))
+    decoded = []
+    if mode is not None and code:
+        md = decoder(mode)
+        for low, high in spans:
+            piece = code[low - start : high - start]
+            decoded.extend(md.disasm(piece, low))
+            if decoded and decoded[-1].address + decoded[-1].size < high:
+                break  # capstone stopped at an undecodable byte; the note below says where
     page = decoded[offset : offset + max_instructions]
     # AArch64 builds addresses with adrp and a later add or load: follow them from the procedure's start.
     completed: dict[int, int] = {}
@@ -192,8 +209,14 @@ def listing(
         note = "no bytes could be read at this address"
     elif not decoded:
         note = "no bytes could be decoded at this address"
-    elif decoded[-1].address + decoded[-1].size < start + len(code):
+    elif decoded[-1].address + decoded[-1].size < (spans[-1][1] if spans else stop) and not any(
+        decoded[-1].address + decoded[-1].size == low for low, _high in skipped
+    ):
         note = f"capstone stopped at {hex_address(decoded[-1].address + decoded[-1].size)}, an undecodable byte"
+    if skipped:
+        data = ", ".join(f"{hex_address(low)}-{hex_address(high)}" for low, high in skipped)
+        note = f"{note}; " if note else ""
+        note += f"data among the code (literal pools, by $d mapping symbols) not decoded: {data}"
     return {
         "window": {"start": hex_address(start), "end": hex_address(start + len(code)), "bytes": len(code)},
         "instruction_count": len(decoded),

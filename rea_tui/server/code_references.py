@@ -222,8 +222,10 @@ class ReferenceIndex:
         import_slots: dict[int, SlotTarget] | None = None,
         code_sections: Sequence[tuple[int, int]] = (),
         mode_at: Callable[[int], CapstoneMode | None] | None = None,
+        code_spans: Callable[[int, int], list[tuple[int, int]]] | None = None,
     ) -> None:
-        """`mode_at` gives a procedure's own mode where one document mixes them (ARM and Thumb)."""
+        """`mode_at` gives a procedure's own mode where one document mixes them (ARM and Thumb);
+        `code_spans` the parts of `[start, end)` that are code, where data sits among it (literal pools)."""
         self.decoded_instructions = 0
         self._paged = False
         """Whether the code is AArch64, whose addresses `adrp` builds in two steps."""
@@ -245,8 +247,10 @@ class ReferenceIndex:
                 if own not in decoders:
                     decoders[own] = decoder(own)
                 end = procedure_end(records, position, sections)
-                code = read(record.address, end - record.address)
-                found.extend(self._scan(decoders[own], position, record.address, code, starts, mapped))
+                spans = code_spans(record.address, end) if code_spans is not None else [(record.address, end)]
+                for low, high in spans:
+                    code = read(low, high - low)
+                    found.extend(self._scan(decoders[own], position, low, code, starts, mapped, (record.address, end)))
         found.sort(key=lambda r: (r.target, r.site))
         self.references = found
         self._targets = [r.target for r in found]
@@ -262,9 +266,11 @@ class ReferenceIndex:
         code: bytes,
         starts: dict[int, int],
         mapped: _Ranges,
+        procedure: tuple[int, int],
     ) -> list[CodeReference]:
+        """References in `code` at `start`, a span of the procedure `[low, high)` (`procedure`)."""
         out: list[CodeReference] = []
-        end = start + len(code)
+        low, high = procedure
         offset = 0
         restarts = 0
         disasm_lite = md.disasm_lite  # type: ignore[attr-defined]
@@ -286,7 +292,7 @@ class ReferenceIndex:
                 if target is not None:
                     if verb in _CALLS:
                         out.append(CodeReference(address, position, target, "call"))
-                    elif not start <= target < end and (target in starts or target in self.stubs):
+                    elif not low <= target < high and (target in starts or target in self.stubs):
                         out.append(CodeReference(address, position, target, "jump"))
                     continue
                 if "rip" in operands:

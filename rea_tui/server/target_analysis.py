@@ -275,6 +275,7 @@ class TargetAnalysis:
             backend.import_slots(),
             self.section_ranges(doc, code_only=True),
             backend.code_mode,
+            backend.code_spans,
         )
 
     def symbolizer(self, doc: Document) -> Symbolizer:

@@ -11,6 +11,7 @@ disassembly, done by capstone elsewhere).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import re
@@ -90,6 +91,8 @@ class LiefDocument:
         """Which sections or segments lie past the end of the file, when some do."""
         self._thumb: frozenset[int] = frozenset()
         """32-bit ARM procedures in Thumb code: by the symbol's address bit 0 or a `$t` mapping symbol."""
+        self._data_in_code: list[tuple[int, int]] = []
+        """`[start, end)` of data among code (ARM and AArch64 literal pools), from `$d` mapping symbols."""
         binary: Any
         try:
             image = binary_image(path)
@@ -200,6 +203,8 @@ class LiefDocument:
                         sizes.setdefault(address, int(sym.size))
             if arm:
                 thumb |= _thumb_by_mapping(symbols, names.keys())
+            if self.arch in ("ARM", "ARM64"):
+                self._data_in_code = _data_by_mapping(symbols)
         elif self._kind == "MachO":
             for sym in symbols:
                 if sym.name and sym.value and executable(int(sym.value)):
@@ -313,6 +318,23 @@ class LiefDocument:
 
     def code_mode(self, address: int) -> CapstoneMode | None:
         return thumb_mode() if address in self._thumb else self.disassembly_target()
+
+    def code_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of `[start, end)` that are code: all of it, less the data `$d` mapping symbols mark."""
+        spans: list[tuple[int, int]] = []
+        at = start
+        first = max(0, bisect_right(self._data_in_code, (start, start)) - 1)
+        for low, high in self._data_in_code[first:]:
+            if low >= end:
+                break
+            if high <= at:
+                continue
+            if low > at:
+                spans.append((at, low))
+            at = max(at, high)
+        if at < end:
+            spans.append((at, end))
+        return spans
 
     # -- what strings and references read ---------------------------------------------
 
@@ -434,20 +456,36 @@ def _parse(source: str | bytes, fmt: str) -> Any:
 
 THUMB_BIT = 1
 """Bit 0 of a 32-bit ARM function symbol's value: the function is Thumb code."""
-_MAPPING = re.compile(r"^\$([atd])(?:\.|$)")
-"""ARM ELF mapping symbols: `$a` ARM code, `$t` Thumb code, `$d` data, from their address on."""
+_MAPPING = re.compile(r"^\$([atdx])(?:\.|$)")
+"""ARM ELF mapping symbols: `$a` ARM code, `$t` Thumb code, `$x` AArch64 code, `$d` data, from their
+address on."""
 
 
-def _thumb_by_mapping(symbols: list[Any], addresses: Any) -> set[int]:
-    """The procedure addresses whose closest mapping symbol at or before them is `$t`."""
+def _mapping_marks(symbols: list[Any]) -> list[tuple[int, str]]:
+    """`(address, kind)` of the mapping symbols, sorted."""
     marks: list[tuple[int, str]] = []
     for sym in symbols:
         found = _MAPPING.match(sym.name) if sym.name else None
         if found is not None and sym.shndx != 0:
             marks.append((int(sym.value), found.group(1)))
+    return sorted(set(marks))
+
+
+def _data_by_mapping(symbols: list[Any]) -> list[tuple[int, int]]:
+    """`[start, end)` from each `$d` to the next code mapping symbol (the last runs to the next mark only)."""
+    marks = _mapping_marks(symbols)
+    ranges: list[tuple[int, int]] = []
+    for (address, kind), following in itertools.pairwise(marks):
+        if kind == "d" and following[1] != "d" and following[0] > address:
+            ranges.append((address, following[0]))
+    return ranges
+
+
+def _thumb_by_mapping(symbols: list[Any], addresses: Any) -> set[int]:
+    """The procedure addresses whose closest mapping symbol at or before them is `$t`."""
+    marks = _mapping_marks(symbols)
     if not marks:
         return set()
-    marks.sort()
     starts = [address for address, _kind in marks]
     thumb: set[int] = set()
     for address in addresses:

@@ -211,3 +211,6 @@ class SyntheticDocument:
 
     def code_mode(self, address: int) -> CapstoneMode | None:
         return self.disassembly_target()
+
+    def code_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        return [(start, end)]

@@ -97,6 +97,7 @@ async def inspect_procedure(call: ToolCall) -> Outcome:
             offset,
             max_instructions,
             doc.backend.code_note,
+            doc.backend.code_spans,
         )
 
     disassembly = await anyio.to_thread.run_sync(page)
