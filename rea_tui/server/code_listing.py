@@ -12,21 +12,23 @@ address no symbol covers is left unnamed.
 
 from __future__ import annotations
 
+import itertools
 import json
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rea_tui.server.code_references import (
     MAX_PROCEDURE_BYTES,
+    PageTracker,
     SlotTarget,
     branch_target,
     is_jump,
     procedure_end,
     rip_target,
 )
-from rea_tui.server.disassembly import CapstoneMode, decoder
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import FoundString
 from rea_tui.server.text_forms import hex_address
@@ -134,13 +136,40 @@ def listing(
     position: int,
     offset: int,
     max_instructions: int,
+    code_note: str | None = None,
+    code_spans: Callable[[int, int], list[tuple[int, int]]] | None = None,
 ) -> dict[str, Any]:
-    """One page of the listing of the procedure at `position` in the document's records."""
+    """One page of the listing of the procedure at `position` in the document's records.
+
+    `code_note` says why the document's code cannot be decoded (no mode), when it cannot; `code_spans`
+    gives the parts of the procedure that are code, where data sits among it (ARM literal pools)."""
     record = symbols.records[position]
     start, end = record.address, symbols.end_of(position)
     code: bytes = read(start, min(end - start, MAX_PROCEDURE_BYTES)) if end > start else b""
-    decoded = list(decoder(mode).disasm(code, start)) if mode is not None and code else []
+    stop = start + len(code)
+    spans = code_spans(start, stop) if code_spans is not None else [(start, stop)]
+    skipped = [(low, high) for (_, low), (high, _) in itertools.pairwise(spans)]
+    if spans and spans[-1][1] < stop:
+        skipped.append((spans[-1][1], stop))
+    if spans and spans[0][0] > start:
+        skipped.insert(0, (start, spans[0][0]))
+    decoded = []
+    if mode is not None and code:
+        md = decoder(mode)
+        for low, high in spans:
+            piece = code[low - start : high - start]
+            decoded.extend(md.disasm(piece, low))
+            if decoded and decoded[-1].address + decoded[-1].size < high:
+                break  # capstone stopped at an undecodable byte; the note below says where
     page = decoded[offset : offset + max_instructions]
+    # AArch64 builds addresses with adrp and a later add or load: follow them from the procedure's start.
+    completed: dict[int, int] = {}
+    if mode is not None and mode == arm64_mode():
+        pages = PageTracker()
+        for insn in decoded[: offset + len(page)]:
+            address = pages.feed(insn.mnemonic, insn.op_str)
+            if address is not None:
+                completed[insn.address] = address
     instructions: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for insn in page:
@@ -169,13 +198,25 @@ def listing(
             pointed = rip_target(insn.op_str, insn.address + insn.size)
             if pointed is not None:
                 row["refers_to"] = _referent(symbols, read, pointed)
+        elif insn.address in completed:
+            row["refers_to"] = _referent(symbols, read, completed[insn.address])
         instructions.append(row)
     next_offset = offset + len(page) if offset + len(page) < len(decoded) else None
     note = None
-    if not decoded:
-        note = "no bytes could be read or decoded at this address"
-    elif decoded[-1].address + decoded[-1].size < start + len(code):
+    if mode is None:
+        note = code_note or "the document's architecture is not supported for disassembly"
+    elif not code:
+        note = "no bytes could be read at this address"
+    elif not decoded:
+        note = "no bytes could be decoded at this address"
+    elif decoded[-1].address + decoded[-1].size < (spans[-1][1] if spans else stop) and not any(
+        decoded[-1].address + decoded[-1].size == low for low, _high in skipped
+    ):
         note = f"capstone stopped at {hex_address(decoded[-1].address + decoded[-1].size)}, an undecodable byte"
+    if skipped:
+        data = ", ".join(f"{hex_address(low)}-{hex_address(high)}" for low, high in skipped)
+        note = f"{note}; " if note else ""
+        note += f"data among the code (literal pools, by $d mapping symbols) not decoded: {data}"
     return {
         "window": {"start": hex_address(start), "end": hex_address(start + len(code)), "bytes": len(code)},
         "instruction_count": len(decoded),

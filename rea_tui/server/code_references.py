@@ -8,6 +8,9 @@ procedure, or the end of its code section) and four kinds of reference are kept:
   another procedure's start or a PLT stub (a tail call);
 - `rip_relative`: an x86-64 RIP-relative operand (`lea rdi, [rip + 0x...]`,
   `mov rax, qword ptr [rip + 0x...]`), resolved to its absolute address;
+- `page_relative`: an AArch64 `adrp` page completed by an `add` or a load or
+  store offset from that register (`adrp x0, #0x1000; add x0, x0, #0x5f0`),
+  kept at the completing instruction;
 - `immediate`: an absolute address used as one (an absolute memory operand,
   or an immediate moved or pushed), kept only when it falls inside the
   document's mapped sections. Position-independent documents pass no ranges:
@@ -29,11 +32,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, decoder
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
-ReferenceKind = Literal["call", "jump", "rip_relative", "immediate"]
+ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "immediate"]
 
 MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 """Longest span decoded as one procedure; a record without a size ends at the next one."""
@@ -90,6 +93,55 @@ def rip_target(operands: str, next_address: int) -> int | None:
         return None
     displacement = int(found.group(2), 0)
     return next_address + displacement if found.group(1) == "+" else next_address - displacement
+
+
+_PAGE_BASE: Final = "adrp"
+_PAGE_OFFSET = re.compile(r"^([wx]\d+), ([wx]\d+), #(0x[0-9a-f]+|\d+)$")
+"""`add x0, x1, #0x5f0`: destination, source and the offset into the page."""
+_PAGE_MEMORY = re.compile(r"\[(x\d+), #(0x[0-9a-f]+|\d+)\]$")
+"""`ldr w0, [x1, #0x48]`: a load or store at an offset from a base register, without writeback."""
+_PAGE_IMMEDIATE = re.compile(r"^(x\d+), #(0x[0-9a-f]+|\d+)$")
+_NO_DESTINATION: Final = ("st", "cmp", "cmn", "tst", "cb", "tb", "prfm")
+"""AArch64 mnemonics (by prefix) whose first operand is read, not written: stores, compares, branches."""
+_FLOW_ENDS: Final = frozenset({"b", "br", "ret"})
+"""Where what every register held no longer holds: the code after them is reached from elsewhere."""
+_CALLS_AARCH64: Final = frozenset({"bl", "blr"})
+_CALLEE_SAVED: Final = frozenset(f"x{n}" for n in range(19, 29))
+"""x19-x28 survive a call (AAPCS64); a callee may overwrite the rest."""
+
+
+class PageTracker:
+    """AArch64 addresses built in two steps: `adrp` puts a 4 KiB page in a register, and the next
+    `add` or load/store from that register adds the offset. One tracker follows one straight run of code."""
+
+    def __init__(self) -> None:
+        self._pages: dict[str, int] = {}
+
+    def feed(self, mnemonic: str, operands: str) -> int | None:
+        """The address an instruction completes, if it completes one; then what it overwrote is forgotten."""
+        if mnemonic == _PAGE_BASE:
+            page = _PAGE_IMMEDIATE.match(operands)
+            if page is not None:
+                self._pages[page.group(1)] = int(page.group(2), 0)
+            return None
+        completed: int | None = None
+        if mnemonic == "add":
+            pair = _PAGE_OFFSET.match(operands)
+            if pair is not None and pair.group(2) in self._pages:
+                completed = self._pages[pair.group(2)] + int(pair.group(3), 0)
+        elif mnemonic.startswith(("ld", "st")):
+            memory = _PAGE_MEMORY.search(operands)
+            if memory is not None and memory.group(1) in self._pages:
+                completed = self._pages[memory.group(1)] + int(memory.group(2), 0)
+        if mnemonic in _FLOW_ENDS:
+            self._pages.clear()
+        elif mnemonic in _CALLS_AARCH64:
+            self._pages = {reg: page for reg, page in self._pages.items() if reg in _CALLEE_SAVED}
+        elif not mnemonic.startswith(_NO_DESTINATION):
+            written = operands.split(", ", 1)[0]
+            # `w1` is the low half of `x1`: writing it ends the page in `x1` too.
+            self._pages.pop("x" + written[1:] if written.startswith("w") else written, None)
+        return completed
 
 
 class _Ranges:
@@ -169,21 +221,36 @@ class ReferenceIndex:
         stubs: Sequence[SectionBytes] = (),
         import_slots: dict[int, SlotTarget] | None = None,
         code_sections: Sequence[tuple[int, int]] = (),
+        mode_at: Callable[[int], CapstoneMode | None] | None = None,
+        code_spans: Callable[[int, int], list[tuple[int, int]]] | None = None,
     ) -> None:
+        """`mode_at` gives a procedure's own mode where one document mixes them (ARM and Thumb);
+        `code_spans` the parts of `[start, end)` that are code, where data sits among it (literal pools)."""
         self.decoded_instructions = 0
+        self._paged = False
+        """Whether the code is AArch64, whose addresses `adrp` builds in two steps."""
         self.stubs: dict[int, SlotTarget] = {}
         """PLT stub address -> the function it reaches."""
         found: list[CodeReference] = []
         if mode is not None:
             md = decoder(mode)
+            self._paged = mode == arm64_mode()
             self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
             sections = sorted(code_sections)
+            decoders: dict[CapstoneMode, object] = {mode: md}
             for position, record in enumerate(records):
+                own = mode_at(record.address) if mode_at is not None else mode
+                if own is None:
+                    continue
+                if own not in decoders:
+                    decoders[own] = decoder(own)
                 end = procedure_end(records, position, sections)
-                code = read(record.address, end - record.address)
-                found.extend(self._scan(md, position, record.address, code, starts, mapped))
+                spans = code_spans(record.address, end) if code_spans is not None else [(record.address, end)]
+                for low, high in spans:
+                    code = read(low, high - low)
+                    found.extend(self._scan(decoders[own], position, low, code, starts, mapped, (record.address, end)))
         found.sort(key=lambda r: (r.target, r.site))
         self.references = found
         self._targets = [r.target for r in found]
@@ -199,17 +266,25 @@ class ReferenceIndex:
         code: bytes,
         starts: dict[int, int],
         mapped: _Ranges,
+        procedure: tuple[int, int],
     ) -> list[CodeReference]:
+        """References in `code` at `start`, a span of the procedure `[low, high)` (`procedure`)."""
         out: list[CodeReference] = []
-        end = start + len(code)
+        low, high = procedure
         offset = 0
         restarts = 0
         disasm_lite = md.disasm_lite  # type: ignore[attr-defined]
         while offset < len(code) and restarts <= MAX_DECODE_RESTARTS:
             reached = offset
+            pages = PageTracker() if self._paged else None
             for address, size, mnemonic, operands in disasm_lite(code[offset:], start + offset):
                 reached = address + size - start
                 self.decoded_instructions += 1
+                if pages is not None:
+                    paged = pages.feed(mnemonic, operands)
+                    if paged is not None:
+                        out.append(CodeReference(address, position, paged, "page_relative"))
+                        continue
                 if "0x" not in operands and "rip" not in operands:
                     continue
                 verb = mnemonic.rsplit(" ", 1)[-1]  # drop prefixes such as "bnd" or "notrack"
@@ -217,7 +292,7 @@ class ReferenceIndex:
                 if target is not None:
                     if verb in _CALLS:
                         out.append(CodeReference(address, position, target, "call"))
-                    elif not start <= target < end and (target in starts or target in self.stubs):
+                    elif not low <= target < high and (target in starts or target in self.stubs):
                         out.append(CodeReference(address, position, target, "jump"))
                     continue
                 if "rip" in operands:

@@ -17,12 +17,30 @@ def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
     if arch == "X86":
         return capstone.CS_ARCH_X86, capstone.CS_MODE_32
     if arch == "ARM64":
-        return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+        return arm64_mode()
     if arch == "ARM":
         return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
     if arch == "RISCV":
         return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
     return None
+
+
+def arm64_mode() -> CapstoneMode:
+    import capstone
+
+    return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+
+
+def thumb_mode() -> CapstoneMode:
+    """32-bit ARM's Thumb (and Thumb-2) instruction set."""
+    import capstone
+
+    return capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB
+
+
+def unsupported_architecture(arch: str, machine: str, endianness: str) -> str:
+    """What a listing says of code the server has no capstone mode for: the architecture by name."""
+    return f"architecture {arch} ({machine}, {endianness}) is not supported for disassembly"
 
 
 def decoder(mode: CapstoneMode) -> Any:

@@ -43,6 +43,14 @@ class DocumentBackend(Protocol):
     error: str | None
     read_note: str | None
     """What of the file was not read (a sparse file's hole)."""
+    code_note: str | None
+    """Why the code cannot be disassembled (an unsupported architecture), when it cannot."""
+
+    @property
+    def not_decoded(self) -> list[str]:
+        """What of the document the server could not decode (architecture, truncation, unwind records)."""
+        ...
+
     inventory: DocumentInventory
 
     def read(self, address: int, size: int) -> bytes: ...
@@ -50,6 +58,14 @@ class DocumentBackend(Protocol):
     def layout(self) -> dict[str, Any]: ...
 
     def disassembly_target(self) -> CapstoneMode | None: ...
+
+    def code_mode(self, address: int) -> CapstoneMode | None:
+        """The mode of the procedure at `address` (32-bit ARM: Thumb or ARM), else `disassembly_target()`."""
+        ...
+
+    def code_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of `[start, end)` that are code, less data among it (ARM literal pools)."""
+        ...
 
     def data_sections(self) -> list[SectionBytes]: ...
 
@@ -85,6 +101,8 @@ class Document:
             info["error"] = self.backend.error
         else:
             info["procedure_count"] = len(self.backend.inventory.records)
+            if self.backend.not_decoded:
+                info["not_decoded"] = self.backend.not_decoded
         return info
 
 

@@ -274,6 +274,8 @@ class TargetAnalysis:
             backend.stub_sections(),
             backend.import_slots(),
             self.section_ranges(doc, code_only=True),
+            backend.code_mode,
+            backend.code_spans,
         )
 
     def symbolizer(self, doc: Document) -> Symbolizer:

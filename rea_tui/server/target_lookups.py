@@ -46,6 +46,13 @@ def document_ref(doc: Document) -> dict[str, Any]:
     return {"id": doc.id, "name": doc.name}
 
 
+def not_decoded(doc: Document) -> dict[str, Any]:
+    """`{"not_decoded": [...]}` when the server could not decode part of the document, else nothing:
+    a reply about its procedures or code says so beside what it found."""
+    notes = [] if doc.backend.error else doc.backend.not_decoded
+    return {"not_decoded": notes} if notes else {}
+
+
 def procedure_ref(procedure: LocatedProcedure) -> dict[str, Any]:
     record = procedure.record
     return {

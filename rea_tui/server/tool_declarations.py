@@ -16,6 +16,7 @@ from rea_tui.server.tool_schemas import (
     DOC_REF,
     EVIDENCE_ID,
     LIMIT_ARGUMENT,
+    NOT_DECODED,
     OFFSET_ARGUMENT,
     PROCEDURE,
     PROVIDER_ARGUMENT,
@@ -185,6 +186,7 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
                     "document": DOC_REF,
                     "provider": {"type": "string"},
                     "procedures": {"type": "array", "items": PROCEDURE},
+                    "not_decoded": NOT_DECODED,
                 },
             )
         ),
@@ -218,7 +220,12 @@ DECLARATIONS: tuple[ToolDeclaration, ...] = (
         or_narrowing(
             result_schema(
                 ["document", "procedure", "disassembly"],
-                {"document": DOC_REF, "procedure": PROCEDURE, "disassembly": {"type": "object"}},
+                {
+                    "document": DOC_REF,
+                    "procedure": PROCEDURE,
+                    "disassembly": {"type": "object"},
+                    "not_decoded": NOT_DECODED,
+                },
             )
         ),
         READS,

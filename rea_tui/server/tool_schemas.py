@@ -40,6 +40,13 @@ DOC_REF: Final[dict[str, Any]] = {
     "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
 }
 
+NOT_DECODED: Final[dict[str, Any]] = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "What of the document the server could not decode (architecture, truncated file); "
+    "present only when something was not.",
+}
+
 PROCEDURE: Final[dict[str, Any]] = {
     "type": "object",
     "required": ["id", "address", "names"],

@@ -245,3 +245,38 @@ def load(path: str, cache: Path) -> Truth:
             )
         )
     return truth
+
+
+def frame_extents(path: str, cache: Path) -> dict[int, int]:
+    """Start -> size of every FDE with a non-empty range, from `readelf --debug-dump=frames`."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = _run(["readelf", "--debug-dump=frames", path], cache / f"{Path(path).name}.frames")
+    extents: dict[int, int] = {}
+    for found in _FDE.finditer(out):
+        start, end = int(found.group(1), 16), int(found.group(2), 16)
+        if end > start:
+            extents.setdefault(start, end - start)
+    return extents
+
+
+_PE_FUNCTION = re.compile(r"^\s*[0-9a-f]+:\s+([0-9a-f]{8,16}) ([0-9a-f]{8,16}) [0-9a-f]{8,16}\s*$")
+
+
+def pe_function_table(objdump: str, path: str, cache: Path) -> dict[int, int]:
+    """Begin -> size of every `.pdata` RUNTIME_FUNCTION, from mingw objdump's interpreted function table."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = _run([objdump, "-x", path], cache / f"{Path(path).name}.pe-headers")
+    table: dict[int, int] = {}
+    inside = False
+    for line in out.splitlines():
+        if line.startswith("The Function Table"):
+            inside = True
+            continue
+        if inside:
+            found = _PE_FUNCTION.match(line)
+            if found is not None:
+                begin, end = int(found.group(1), 16), int(found.group(2), 16)
+                table[begin] = end - begin
+            elif line.strip() and not line.startswith("vma:"):
+                inside = False
+    return table

@@ -10,9 +10,12 @@ disassembly, done by capstone elsewhere).
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import os
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +26,10 @@ from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
-from rea_tui.server.disassembly import CapstoneMode, capstone_mode
+from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
+from rea_tui.server.providers.demangling import demangled
+from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
@@ -78,11 +83,21 @@ class LiefDocument:
         self.inventory = DocumentInventory(records=[])
         self.read_note: str | None = None
         """What of the file was not read (a sparse file's hole), when something was not."""
+        self.frame_note: str | None = None
+        """Why `.eh_frame`'s FDEs could not be read, when they were needed and could not be."""
+        self.code_note: str | None = None
+        """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
+        self.truncation_note: str | None = None
+        """Which sections or segments lie past the end of the file, when some do."""
+        self._thumb: frozenset[int] = frozenset()
+        """32-bit ARM procedures in Thumb code: by the symbol's address bit 0 or a `$t` mapping symbol."""
+        self._data_in_code: list[tuple[int, int]] = []
+        """`[start, end)` of data among code (ARM and AArch64 literal pools), from `$d` mapping symbols."""
         binary: Any
         try:
             image = binary_image(path)
             self.read_note = image.note
-            binary = lief.parse(image.source)
+            binary = _parse(image.source, self.format)
         except UnreadableFile as exc:
             binary = None
             self.error = str(exc)
@@ -103,6 +118,11 @@ class LiefDocument:
         self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
         if self._kind == "ELF" and binary.has_interpreter:
             self.interpreter = clean_name(binary.interpreter)
+        if self.disassembly_target() is None:
+            self.code_note = unsupported_architecture(self.arch, _machine(binary, self._kind), _endianness(header))
+        # The apparent size: a sparse file's unread trailing hole is its read_note's to report, not truncation.
+        with contextlib.suppress(OSError):
+            self.truncation_note = _truncation(binary, self._kind, os.path.getsize(path))
         self.inventory = DocumentInventory(records=self._collect_procedures(binary))
 
     # -- inventory --------------------------------------------------------------
@@ -143,10 +163,15 @@ class LiefDocument:
         # LIEF invents names for the ELF functions it finds without a symbol
         # (`__dt_init_array` for each init_array entry); ELF names come from symbols only.
         function_names = self._kind != "ELF"
+        thumb: set[int] = set()
+        arm = self.arch == "ARM"
         for fn in binary.functions:
             address = int(fn.address)
             if base and address < base:
                 address += base
+            if arm and address & THUMB_BIT:
+                address &= ~THUMB_BIT  # the ARM ELF ABI marks a Thumb function by bit 0
+                thumb.add(address)
             if address <= 0 or not executable(address) or any(lo <= address < hi for lo, hi in stubs):
                 continue  # PLT sections are stubs, shown as sections, not procedures
             bucket = names[address]
@@ -154,15 +179,32 @@ class LiefDocument:
                 bucket.add(clean_name(fn.name))
             if fn.size:
                 sizes.setdefault(address, int(fn.size))
+        frame_section = binary.get_section(EH_FRAME) if self._kind == "ELF" and binary.has_section(EH_FRAME) else None
+        if frame_section is not None and not self._has_frame_table(binary):
+            little = not str(binary.abstract.header.endianness).endswith("BIG")
+            content = bytes(frame_section.content)
+            frames = read_frame_entries(content, int(frame_section.virtual_address), self.bits // 8, little)
+            self.frame_note = frames.error
+            for address, size in frames.extents:
+                if executable(address) and not any(lo <= address < hi for lo, hi in stubs):
+                    names.setdefault(address, set())  # an FDE is a procedure even without a name
+                    sizes.setdefault(address, size)
         symbols = _symbols(binary, self._kind)
         if self._kind == "ELF":
             func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
             for sym in symbols:
                 if sym.type in func_types and sym.value and sym.shndx != 0 and sym.name:
                     address = int(sym.value)
+                    if arm and address & THUMB_BIT:
+                        address &= ~THUMB_BIT  # the ARM ELF ABI marks a Thumb function by bit 0
+                        thumb.add(address)
                     names[address].add(clean_name(sym.name))
                     if sym.size:
                         sizes.setdefault(address, int(sym.size))
+            if arm:
+                thumb |= _thumb_by_mapping(symbols, names.keys())
+            if self.arch in ("ARM", "ARM64"):
+                self._data_in_code = _data_by_mapping(symbols)
         elif self._kind == "MachO":
             for sym in symbols:
                 if sym.name and sym.value and executable(int(sym.value)):
@@ -175,7 +217,23 @@ class LiefDocument:
                     address += base
                 if fn.name and executable(address):
                     names[address].add(clean_name(fn.name))
+        self._thumb = frozenset(thumb)
+        macho = self._kind == "MachO"
+        for bucket in names.values():
+            plain = [d for d in (demangled(name, macho) for name in bucket) if d is not None]
+            bucket.update(clean_name(d) for d in plain)
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
+
+    @property
+    def not_decoded(self) -> list[str]:
+        """What of the document the server could not decode: unsupported code, a truncated file, unwind records."""
+        return [note for note in (self.code_note, self.truncation_note, self.frame_note) if note is not None]
+
+    @staticmethod
+    def _has_frame_table(binary: Any) -> bool:
+        """Whether LIEF found `.eh_frame_hdr`'s search table (PT_GNU_EH_FRAME), from which it reads functions."""
+        segments: list[Any] = list(binary.segments)
+        return any(seg.type == lief.ELF.Segment.TYPE.GNU_EH_FRAME for seg in segments)
 
     def _plt_ranges(self, binary: Any) -> list[tuple[int, int]]:
         if self._kind != "ELF":
@@ -252,10 +310,31 @@ class LiefDocument:
             "segments": segments,
             "libraries": libraries,
             "procedure_count": len(self.inventory.records),
+            **({"warnings": self.not_decoded} if self.not_decoded else {}),
         }
 
     def disassembly_target(self) -> CapstoneMode | None:
         return capstone_mode(self.arch, self.bits)
+
+    def code_mode(self, address: int) -> CapstoneMode | None:
+        return thumb_mode() if address in self._thumb else self.disassembly_target()
+
+    def code_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of `[start, end)` that are code: all of it, less the data `$d` mapping symbols mark."""
+        spans: list[tuple[int, int]] = []
+        at = start
+        first = max(0, bisect_right(self._data_in_code, (start, start)) - 1)
+        for low, high in self._data_in_code[first:]:
+            if low >= end:
+                break
+            if high <= at:
+                continue
+            if low > at:
+                spans.append((at, low))
+            at = max(at, high)
+        if at < end:
+            spans.append((at, end))
+        return spans
 
     # -- what strings and references read ---------------------------------------------
 
@@ -363,6 +442,108 @@ class LiefDocument:
                 resolver = int(reloc.addend)
                 slots.setdefault(int(reloc.address), SlotTarget(at_address[resolver], resolver))
         return slots
+
+
+def _parse(source: str | bytes, fmt: str) -> Any:
+    """LIEF's parse of `source`; a PE's exception directory (`.pdata`) too, whose RUNTIME_FUNCTION
+    entries give x64 functions with their extents (off in LIEF's default configuration)."""
+    if fmt == "PE":
+        config = lief.PE.ParserConfig()
+        config.parse_exceptions = True
+        return lief.PE.parse(source, config)
+    return lief.parse(source)
+
+
+THUMB_BIT = 1
+"""Bit 0 of a 32-bit ARM function symbol's value: the function is Thumb code."""
+_MAPPING = re.compile(r"^\$([atdx])(?:\.|$)")
+"""ARM ELF mapping symbols: `$a` ARM code, `$t` Thumb code, `$x` AArch64 code, `$d` data, from their
+address on."""
+
+
+def _mapping_marks(symbols: list[Any]) -> list[tuple[int, str]]:
+    """`(address, kind)` of the mapping symbols, sorted."""
+    marks: list[tuple[int, str]] = []
+    for sym in symbols:
+        found = _MAPPING.match(sym.name) if sym.name else None
+        if found is not None and sym.shndx != 0:
+            marks.append((int(sym.value), found.group(1)))
+    return sorted(set(marks))
+
+
+def _data_by_mapping(symbols: list[Any]) -> list[tuple[int, int]]:
+    """`[start, end)` from each `$d` to the next code mapping symbol (the last runs to the next mark only)."""
+    marks = _mapping_marks(symbols)
+    ranges: list[tuple[int, int]] = []
+    for (address, kind), following in itertools.pairwise(marks):
+        if kind == "d" and following[1] != "d" and following[0] > address:
+            ranges.append((address, following[0]))
+    return ranges
+
+
+def _thumb_by_mapping(symbols: list[Any], addresses: Any) -> set[int]:
+    """The procedure addresses whose closest mapping symbol at or before them is `$t`."""
+    marks = _mapping_marks(symbols)
+    if not marks:
+        return set()
+    starts = [address for address, _kind in marks]
+    thumb: set[int] = set()
+    for address in addresses:
+        at = bisect_right(starts, address) - 1
+        if at >= 0 and marks[at][1] == "t":
+            thumb.add(address)
+    return thumb
+
+
+def _machine(binary: Any, kind: str) -> str:
+    """The header's own name for the machine: `EM_PPC64`, `IMAGE_FILE_MACHINE_ARM64`, `CPU_TYPE_POWERPC`."""
+    if kind == "ELF":
+        return "EM_" + str(binary.header.machine_type).rsplit(".", 1)[-1]
+    if kind == "PE":
+        return "IMAGE_FILE_MACHINE_" + str(binary.header.machine).rsplit(".", 1)[-1]
+    if kind == "MachO":
+        return "CPU_TYPE_" + str(binary.header.cpu_type).rsplit(".", 1)[-1]
+    return "unknown machine"
+
+
+def _endianness(header: Any) -> str:
+    return "big-endian" if str(header.endianness).endswith("BIG") else "little-endian"
+
+
+TRUNCATION_SHOWN = 4
+"""Sections or segments named in a truncation warning; the rest are counted."""
+
+
+def _truncation(binary: Any, kind: str, file_size: int) -> str | None:
+    """Which sections or segments claim file bytes past the end of the file (a truncated copy)."""
+    past: list[str] = []
+    if kind == "ELF":
+        segments: list[Any] = list(binary.segments)
+        for seg in segments:
+            if int(seg.file_offset) + int(seg.physical_size) > file_size:
+                past.append(f"segment {str(seg.type).rsplit('.', 1)[-1]} at offset {hex_address(int(seg.file_offset))}")
+        sections: list[Any] = list(binary.sections)
+        for sec in sections:
+            if sec.type != lief.ELF.Section.TYPE.NOBITS and int(sec.offset) + int(sec.size) > file_size:
+                past.append(f"section {clean_name(sec.name)}")
+    elif kind == "PE":
+        pe_sections: list[Any] = list(binary.sections)
+        for sec in pe_sections:
+            if int(sec.pointerto_raw_data) + int(sec.sizeof_raw_data) > file_size:
+                past.append(f"section {clean_name(sec.name)}")
+    elif kind == "MachO":
+        macho_segments: list[Any] = list(binary.segments)
+        for seg in macho_segments:
+            if int(seg.file_offset) + int(seg.file_size) > file_size:
+                past.append(f"segment {clean_name(seg.name)}")
+    if not past:
+        return None
+    more = f" and {len(past) - TRUNCATION_SHOWN} more" if len(past) > TRUNCATION_SHOWN else ""
+    return (
+        f"truncated file: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
+        f"{', '.join(past[:TRUNCATION_SHOWN])}{more}; their bytes were not read, so procedures, strings and "
+        "references there are missing"
+    )
 
 
 def _kind(binary: Any) -> str:

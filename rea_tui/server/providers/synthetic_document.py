@@ -96,6 +96,8 @@ class SyntheticDocument:
         self.bits = 64
         self.error: str | None = None
         self.read_note: str | None = None
+        self.code_note: str | None = None
+        self.not_decoded: list[str] = []
         records = inventory.records
         self._text_end = records[-1].address + STRIDE if records else base
         self._strings_start = self._text_end + _STRINGS_SECTION_GAP
@@ -206,3 +208,9 @@ class SyntheticDocument:
 
     def disassembly_target(self) -> CapstoneMode | None:
         return capstone_mode(self.arch, self.bits)
+
+    def code_mode(self, address: int) -> CapstoneMode | None:
+        return self.disassembly_target()
+
+    def code_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        return [(start, end)]

@@ -10,7 +10,7 @@ from rea_tui.server.code_listing import listing
 from rea_tui.server.name_resolver import Narrowing
 from rea_tui.server.providers.base import InventoryProvider, ProviderError
 from rea_tui.server.providers.output_validation import validate_documents, validate_page
-from rea_tui.server.target_lookups import document_ref, procedure_ref
+from rea_tui.server.target_lookups import document_ref, not_decoded, procedure_ref
 from rea_tui.server.text_forms import hex_address
 from rea_tui.server.tool_declarations import DEFAULT_MAX_INSTRUCTIONS
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
@@ -66,6 +66,7 @@ async def list_procedures(call: ToolCall) -> Outcome:
             "total": total,
             "next_offset": next_offset,
             "procedures": procedures,
+            **not_decoded(doc),
         }
     )
 
@@ -89,7 +90,14 @@ async def inspect_procedure(call: ToolCall) -> Outcome:
     def page() -> dict[str, Any]:
         symbols = analysis.symbolizer(doc)
         return listing(
-            doc.backend.disassembly_target(), doc.backend.read, symbols, located.position, offset, max_instructions
+            doc.backend.code_mode(located.record.address),
+            doc.backend.read,
+            symbols,
+            located.position,
+            offset,
+            max_instructions,
+            doc.backend.code_note,
+            doc.backend.code_spans,
         )
 
     disassembly = await anyio.to_thread.run_sync(page)
@@ -100,6 +108,7 @@ async def inspect_procedure(call: ToolCall) -> Outcome:
             "procedure": procedure_ref(located),
             "provider": provider.name,
             "disassembly": disassembly,
+            **not_decoded(doc),
         }
     )
 

@@ -20,7 +20,7 @@ from rea_tui.server.name_resolver import Item, Narrowing, Reason, is_missing, ma
 from rea_tui.server.string_index import MAX_STRING_CHARS
 from rea_tui.server.target import Document
 from rea_tui.server.target_analysis import LocatedString, TargetAnalysis, TargetStrings
-from rea_tui.server.target_lookups import LocatedProcedure, document_ref, procedure_ref, shown
+from rea_tui.server.target_lookups import LocatedProcedure, document_ref, not_decoded, procedure_ref, shown
 from rea_tui.server.text_forms import hex_address
 from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
 from rea_tui.server.tool_registry import Handler
@@ -209,6 +209,11 @@ def _data_rows(
 def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
     """What find_references looked at in this document, and what it could not."""
     searched: dict[str, Any] = {"code": "direct calls and jumps, RIP-relative and absolute operands (capstone)"}
+    if doc.backend.arch == "ARM64":
+        searched["code"] = "direct calls and jumps, adrp pages completed by add, load or store (capstone)"
+    if doc.backend.code_note is not None:
+        searched["code"] = None
+        searched["code_not_searched"] = doc.backend.code_note
     if doc.backend.format == "ELF":
         pointers = f" and aligned pointers in {', '.join(data.scanned_sections)}" if data.scanned_sections else ""
         searched["data"] = f"dynamic relocations{pointers}"
@@ -293,6 +298,7 @@ async def find_references(call: ToolCall) -> Outcome:
             "data_total": len(data_refs),
             "data_next_offset": data_next,
             "data_references": data_rows,
+            **not_decoded(doc),
         }
     )
 
@@ -348,6 +354,7 @@ async def callers(call: ToolCall) -> Outcome:
             "total": total,
             "next_offset": next_offset,
             "callers": rows,
+            **not_decoded(procedure.document),
         }
     )
 
@@ -388,6 +395,7 @@ async def callees(call: ToolCall) -> Outcome:
             "total": len(by_target),
             "next_offset": next_offset,
             "callees": rows,
+            **not_decoded(doc),
         }
     )
 
