@@ -145,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "LeanStdioFallback": "lean_stdio",
     "known_modern": "lean_stdio",
     "has_stored_sign_in": "auth.store",
+    "kept_sign_ins": "auth.store",
     # the trust boundary
     "EgressViolation": "egress",
     "UNSAFE_CHARACTER": "egress",
@@ -276,6 +277,7 @@ if TYPE_CHECKING:
     from rea_tui.host.auth.signin import login as login
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.auth.store import has_stored_sign_in as has_stored_sign_in
+    from rea_tui.host.auth.store import kept_sign_ins as kept_sign_ins
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
