@@ -221,6 +221,7 @@ _EXPORTS: dict[str, str] = {
     "at_least": "server_log",
     "CapabilityMissing": "errors",
     "ResourceUpdated": "events",
+    "WatchedResource": "resource_watch",
     "can_subscribe": "server_settings",
     "require_capability": "server_settings",
     "set_log_level": "server_settings",
@@ -390,6 +391,7 @@ if TYPE_CHECKING:
     from rea_tui.host.reply_limit import set_max_reply_bytes as set_max_reply_bytes
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
+    from rea_tui.host.resource_watch import WatchedResource as WatchedResource
     from rea_tui.host.roots import Root as Root
     from rea_tui.host.roots import RootError as RootError
     from rea_tui.host.roots import root_from as root_from

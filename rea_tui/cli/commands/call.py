@@ -292,10 +292,10 @@ async def body(context: Context, hosted: HostedServer) -> int:
     if args.json:
         from rea_tui.cli.shapes import call_json
 
-        shown = call_json(entry, code, ledger.entries[first:-1])
+        result = call_json(entry, code, ledger.entries[first:-1])
         if answers.refused:
-            shown["rea"]["elicitationRefused"] = list(answers.refused)
-        out.json(shown)
+            result["rea"]["elicitationRefused"] = list(answers.refused)
+        out.json(result)
     else:
         for shown in ledger.entries[first:]:
             print_entry(out, shown)
