@@ -381,6 +381,8 @@ class ReaServer:
         finally:
             if evidence_changed(before, session_mark(session)):
                 await workspace.resource_updated(SESSION_URI)
+                # 2026-07-28 listeners carry no session: one may hear of another's change and read again.
+                await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
 
     async def _call(
         self,

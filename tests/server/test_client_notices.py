@@ -116,3 +116,39 @@ async def test_the_legacy_handshake_declares_logging_and_subscriptions_and_honou
         assert updates(events) == seen
     finally:
         await hosted.close()
+
+
+async def test_at_2026_07_28_a_subscription_travels_on_the_listen_stream() -> None:
+    """The host opens `subscriptions/listen` again with the resource; each change is heard once; unsubscribed, none."""
+    hosted = HostedServer(bundled_server_spec(), timeout=WAIT_SECONDS)
+    events: list[HostEvent] = []
+    hosted.connection.subscribe(events.append)
+    try:
+        await hosted.start()
+        assert hosted.connection.modern and "logging" not in hosted.connection.capabilities
+        assert await hosted.wait_for_target(WAIT_SECONDS)
+        await subscribe(hosted.connection, SESSION_URI)
+        listens = hosted.connection.traffic.requests_sent("subscriptions/listen")
+        await until(
+            lambda: any(
+                SESSION_URI in e.payload for e in hosted.connection.traffic.requests_sent("subscriptions/listen")
+            ),
+            "a listen stream with the subscription",
+        )
+        assert not any(SESSION_URI in e.payload for e in listens)  # the first stream had none
+        assert not hosted.connection.traffic.requests_sent("resources/subscribe")  # not a 2026-07-28 method
+        await call(hosted, "list_documents", {})
+        await until(lambda: updates(events) == 1, "the update of the evidence")
+        await hosted.read_resource(SESSION_URI)
+        assert updates(events) == 1  # once, not once per path it arrives on
+
+        await unsubscribe(hosted.connection, SESSION_URI)
+        await until(
+            lambda: SESSION_URI not in hosted.connection.traffic.requests_sent("subscriptions/listen")[-1].payload,
+            "a listen stream without it",
+        )
+        await call(hosted, "list_documents", {})
+        await hosted.read_resource(SESSION_URI)
+        assert updates(events) == 1
+    finally:
+        await hosted.close()
