@@ -413,3 +413,16 @@ def test_csh_syntax_on_request(runtime_dir: Path) -> None:
     assert started.out.startswith(f"setenv {SESSION_ENV} ") and started.out.rstrip().endswith(";")
     path = shlex.split(started.out.removeprefix(f"setenv {SESSION_ENV} ").rstrip().rstrip(";"))[0]
     assert rea("session", "stop", "-c", session=path).expect(0).out.strip() == f"unsetenv {SESSION_ENV};"
+
+
+def test_a_usage_error_in_a_warm_session_prints_a_json_error(warm: Callable[..., str]) -> None:
+    """Relayed to the session's host, a `--json` command line that fails before running prints JSON too."""
+    session = warm(*STATEFUL)
+    for args, message in (
+        (("complete", "--json"), "required: PROMPT|URI_TEMPLATE, argument"),
+        (("call", "count", "--json", "--elicit", "oops", "--yes"), "must look like name=value"),
+    ):
+        run = rea(*args, session=session).expect(2)
+        data = run.json()
+        assert data["rea"] == {"exitCode": 2, "kind": "UsageError"} and message in data["error"]["message"]
+        assert message in run.err
