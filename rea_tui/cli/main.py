@@ -6,11 +6,11 @@ import argparse
 import functools
 from collections.abc import Sequence
 
-from rea_tui.cli.command import Context, ServerBody, UsageError
+from rea_tui.cli.command import Context, ServerBody, UsageError, UsageExit
 from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
-from rea_tui.cli.parser import UsageExit, build_parser
+from rea_tui.cli.parser import build_parser
 from rea_tui.cli.shapes import finish_json, wants_json
 from rea_tui.host import (
     ConfigError,

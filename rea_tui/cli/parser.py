@@ -7,6 +7,7 @@ import sys
 from typing import NoReturn
 
 from rea_tui import __version__
+from rea_tui.cli.command import UsageExit
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
 from rea_tui.host import DEFAULT_MAX_REPLY_BYTES, LOG_LEVELS, PROTOCOL_CHOICES, format_size, parse_size
@@ -40,14 +41,6 @@ the shell: with REA_TUI_SESSION set, the server commands run in that session
 (targets, server state, evidence IDs and allowances go on); `run FILE` runs a
 file of command lines in one session.
 """
-
-
-class UsageExit(SystemExit):
-    """argparse refused the command line (exit 2, its usage and message on stderr); `message` is what it said."""
-
-    def __init__(self, code: int | str | None, message: str) -> None:
-        super().__init__(code)
-        self.message = message
 
 
 class ArgumentParser(argparse.ArgumentParser):

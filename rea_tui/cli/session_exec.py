@@ -21,7 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rea_tui.cli.command import CommandLines, Context, UsageError
+from rea_tui.cli.command import CommandLines, Context, UsageError, UsageExit
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 
@@ -266,7 +266,6 @@ class LiveSession:
 
 def parse_quietly(lines: CommandLines, argv: list[str], out: Output) -> tuple[argparse.Namespace, list[str]] | int:
     """The parsed command line; on `--help` or a bad line, what argparse wrote goes to `out`, and its exit code."""
-    from rea_tui.cli.parser import UsageExit
     from rea_tui.cli.shapes import wants_json
 
     said, complained = io.StringIO(), io.StringIO()
