@@ -54,6 +54,10 @@ class ResourceWatches:
         self._reads: set[asyncio.Task[None]] = set()
         events.subscribe(self._event)
 
+    def __len__(self) -> int:
+        """How many resources are followed."""
+        return len(self._watched)
+
     def get(self, server: str, uri: str) -> WatchedResource:
         key = (server, uri)
         watched = self._watched.get(key)
@@ -64,10 +68,15 @@ class ResourceWatches:
     def _event(self, event: HostEvent) -> None:
         if not isinstance(event, ResourceUpdated):
             return
-        watched = self.get(event.server, event.uri)
-        watched.updates += 1
         hosted = self._hosted(event.server)
-        if hosted is not None and event.uri in hosted.connection.subscriptions:
+        subscribed = hosted is not None and event.uri in hosted.connection.subscriptions
+        watched = self._watched.get((event.server, event.uri))
+        if watched is None:
+            if not subscribed:
+                return  # a URI nobody subscribed to or looked at: a server sending thousands costs nothing here
+            watched = self.get(event.server, event.uri)
+        watched.updates += 1
+        if subscribed:
             self.read_soon(watched)
         else:
             watched.changed.emit(watched)
