@@ -25,6 +25,15 @@ class UsageError(Exception):
     """Bad command-line input; exit code 2."""
 
 
+class UsageExit(SystemExit):
+    """argparse refused the command line (exit 2, its usage and message on stderr); `message` is what it said
+    (`rea_tui.cli.parser.ArgumentParser`)."""
+
+    def __init__(self, code: int | str | None, message: str) -> None:
+        super().__init__(code)
+        self.message = message
+
+
 @dataclass
 class Context:
     """Everything a command gets: its parsed arguments, the servers named, and the writer."""

@@ -6,11 +6,12 @@ import argparse
 import functools
 from collections.abc import Sequence
 
-from rea_tui.cli.command import Context, ServerBody, UsageError
+from rea_tui.cli.command import Context, ServerBody, UsageError, UsageExit
 from rea_tui.cli.commands import BY_NAME
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 from rea_tui.cli.parser import build_parser
+from rea_tui.cli.shapes import finish_json, wants_json
 from rea_tui.host import (
     ConfigError,
     DeferredInputs,
@@ -71,6 +72,20 @@ def run(argv: Sequence[str], out: Output | None = None) -> int:
     if argv and argv[0] == "server":
         # The bundled server parses its own options.
         return BY_NAME["server"].run(Context(argparse.Namespace(), [], ServerSelection(), argv, out))
+    mark = out.mark()
+    try:
+        code = _run(argv, out)
+    except UsageExit as exc:
+        if not wants_json(argv):
+            raise
+        finish_json(out, mark, ExitCode.USAGE, exc.message)
+        return ExitCode.USAGE
+    if wants_json(argv):
+        finish_json(out, mark, code)
+    return code
+
+
+def _run(argv: list[str], out: Output) -> int:
     args, argv, stdio_tail = parse_command_line(argv)
     if args.max_reply_size is not None:
         from rea_tui.host import set_max_reply_bytes

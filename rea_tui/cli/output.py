@@ -11,12 +11,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from typing import IO, Any
 
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.host import guard
 
 PREFIX = "rea-tui: "
+
+
+@dataclass(frozen=True)
+class OutputMark:
+    json_count: int
+    errors: int
 
 
 class Output:
@@ -26,6 +33,9 @@ class Output:
         self._stdout = stdout
         self._stderr = stderr
         self._status_width = 0
+        # What `rea_tui.cli.shapes.finish_json` reads: how many JSON documents went out, and the errors said.
+        self.json_count = 0
+        self.errors: list[str] = []
 
     @property
     def stdout(self) -> IO[str]:
@@ -40,13 +50,20 @@ class Output:
         self._write(self.stdout, text + "\n", "stdout")
 
     def json(self, data: Any) -> None:
+        self.json_count += 1
         self._write(self.stdout, json.dumps(data, indent=2, ensure_ascii=True) + "\n", "stdout")
+
+    def mark(self) -> OutputMark:
+        """Where the output is now: a command line run with this writer (`rea-tui run` runs many) reads what came
+        after it."""
+        return OutputMark(self.json_count, len(self.errors))
 
     def note(self, text: str, *, end: str = "\n") -> None:
         """Something said about the result (stderr): progress, what was sent, questions."""
         self._write(self.stderr, text + end, "stderr")
 
     def error(self, text: str) -> None:
+        self.errors.append(text)
         self.note(PREFIX + text)
 
     def status(self, text: str) -> None:

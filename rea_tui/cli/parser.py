@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import NoReturn
 
 from rea_tui import __version__
+from rea_tui.cli.command import UsageExit
 from rea_tui.cli.commands import COMMANDS
 from rea_tui.cli.exit_codes import EXIT_CODES_HELP
 from rea_tui.host import DEFAULT_MAX_REPLY_BYTES, LOG_LEVELS, PROTOCOL_CHOICES, format_size, parse_size
@@ -38,6 +41,16 @@ the shell: with REA_TUI_SESSION set, the server commands run in that session
 (targets, server state, evidence IDs and allowances go on); `run FILE` runs a
 file of command lines in one session.
 """
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal carries its message (a `--json` command line prints it as JSON too)."""
+
+    def error(self, message: str) -> NoReturn:
+        # As argparse words it (usage, then `PROG: error: MESSAGE`), and its exit code 2.
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise UsageExit(2, message)
 
 
 def add_server_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
@@ -104,7 +117,7 @@ def _size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="rea-tui",
         description=DESCRIPTION,
         epilog=EPILOG,

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rea_tui.cli.command import CommandLines, Context, UsageError
+from rea_tui.cli.command import CommandLines, Context, UsageError, UsageExit
 from rea_tui.cli.exit_codes import ExitCode
 from rea_tui.cli.output import Output
 
@@ -94,12 +94,29 @@ class LiveSession:
 
         `cwd`: the folder the command line was typed in (relative paths in it mean what they mean there).
         """
+        from rea_tui.cli.shapes import finish_json, wants_json
+
+        mark = out.mark()
         parsed = parse_quietly(self.lines, argv, out)
         if isinstance(parsed, int):
             return parsed
         args, stdio_tail = parsed
         if args.command not in LIVE_COMMANDS:
             return None
+        code = await self._execute(args, stdio_tail, argv, out, questions, cwd)
+        if wants_json(argv):
+            finish_json(out, mark, code)
+        return code
+
+    async def _execute(
+        self,
+        args: argparse.Namespace,
+        stdio_tail: list[str],
+        argv: list[str],
+        out: Output,
+        questions: Questions,
+        cwd: str | None,
+    ) -> int:
         async with self.lock:
             self.commands_run += 1
             try:
@@ -259,6 +276,8 @@ def timeout_given(argv: list[str]) -> bool:
 
 def parse_quietly(lines: CommandLines, argv: list[str], out: Output) -> tuple[argparse.Namespace, list[str]] | int:
     """The parsed command line; on `--help` or a bad line, what argparse wrote goes to `out`, and its exit code."""
+    from rea_tui.cli.shapes import wants_json
+
     said, complained = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(said), contextlib.redirect_stderr(complained):
@@ -268,5 +287,9 @@ def parse_quietly(lines: CommandLines, argv: list[str], out: Output) -> tuple[ar
             out.line(said.getvalue().rstrip("\n"))
         if complained.getvalue():
             out.note(complained.getvalue().rstrip("\n"))
+        if isinstance(exc, UsageExit) and wants_json(argv):
+            from rea_tui.cli.shapes import failure_json
+
+            out.json(failure_json(exc.message, ExitCode.USAGE))
         return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
     return args, stdio_tail

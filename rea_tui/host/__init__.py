@@ -145,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "LeanStdioFallback": "lean_stdio",
     "known_modern": "lean_stdio",
     "has_stored_sign_in": "auth.store",
+    "kept_sign_ins": "auth.store",
     # the trust boundary
     "EgressViolation": "egress",
     "UNSAFE_CHARACTER": "egress",
@@ -220,6 +221,7 @@ _EXPORTS: dict[str, str] = {
     "at_least": "server_log",
     "CapabilityMissing": "errors",
     "ResourceUpdated": "events",
+    "WatchedResource": "resource_watch",
     "can_subscribe": "server_settings",
     "require_capability": "server_settings",
     "set_log_level": "server_settings",
@@ -276,6 +278,7 @@ if TYPE_CHECKING:
     from rea_tui.host.auth.signin import login as login
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.auth.store import has_stored_sign_in as has_stored_sign_in
+    from rea_tui.host.auth.store import kept_sign_ins as kept_sign_ins
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
@@ -388,6 +391,7 @@ if TYPE_CHECKING:
     from rea_tui.host.reply_limit import set_max_reply_bytes as set_max_reply_bytes
     from rea_tui.host.report import render_json as render_json
     from rea_tui.host.report import render_markdown as render_markdown
+    from rea_tui.host.resource_watch import WatchedResource as WatchedResource
     from rea_tui.host.roots import Root as Root
     from rea_tui.host.roots import RootError as RootError
     from rea_tui.host.roots import root_from as root_from

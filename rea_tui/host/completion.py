@@ -62,18 +62,8 @@ class CompletionPage:
     # What the server said about the list itself (a bound that cut discovery, a target still opening).
     notes: tuple[str, ...] = ()
     target_opening: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "argument": self.argument,
-            "value": self.value,
-            "values": list(self.values),
-            "total": self.total,
-            "hasMore": self.has_more,
-            "latencyMs": round(self.latency_ms, 1),
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-        }
+    # The result as the server sent it (`completion` and `_meta`), for `--json`.
+    raw: Mapping[str, Any] = field(default_factory=dict)
 
 
 def target_opening(result: Mapping[str, Any]) -> bool:
@@ -281,7 +271,7 @@ class CompletionFeed:
             warnings = schema_warning  # the lint found nothing specific: say what the SDK found
         notes, opening = server_notes(result)
         return CompletionPage(
-            argument, value, tuple(values), total, has_more, latency, tuple(warnings), tuple(notes), opening
+            argument, value, tuple(values), total, has_more, latency, tuple(warnings), tuple(notes), opening, result
         )
 
     def submit(

@@ -139,6 +139,8 @@ class Connection(RequestSender, ServerCallbacks):
         self.tasks = TaskBoard(spec.name)
         # Resources the analyst subscribed to (subscribed again after a reconnect).
         self.subscriptions: set[str] = set()
+        # On 2026-07-28, set to open the `subscriptions/listen` stream again (the subscriptions changed).
+        self._listen_again = asyncio.Event()
         self._client: Client | None = None
         self._process: StdioProcess | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -209,7 +211,8 @@ class Connection(RequestSender, ServerCallbacks):
         if level is not None and self.has_capability("logging") and not self.modern:
             with contextlib.suppress(HostError):
                 await self.request("logging/setLevel", {"level": level})
-        for uri in sorted(self.subscriptions):
+        # On 2026-07-28 the listen stream, opened with the connection, carries them.
+        for uri in sorted(self.subscriptions) if not self.modern else ():
             with contextlib.suppress(HostError):
                 await self.request("resources/subscribe", {"uri": uri})
 
@@ -362,8 +365,8 @@ class Connection(RequestSender, ServerCallbacks):
                 async with anyio.create_task_group() as tg:
                     if self._process is not None:
                         tg.start_soon(self._watch_exit, self._process)
-                    if self.modern and any(self.list_changed_declared(k) for k in ("prompts", "tools", "resources")):
-                        tg.start_soon(self._listen, client)
+                    if self.modern:
+                        tg.start_soon(self._listening, client)
                     await self._stop.wait()
                     tg.cancel_scope.cancel()
         except BaseException as exc:
@@ -434,9 +437,36 @@ class Connection(RequestSender, ServerCallbacks):
         self._emit(ConnectionLost(self.name, process.returncode, self.stderr.tail(), str(error)))
         self._stop.set()
 
+    def listen_again(self) -> None:
+        """The subscriptions changed: on 2026-07-28, the listen stream is opened again with them."""
+        self._listen_again.set()
+
+    async def _listening(self, client: Client) -> None:
+        """A `subscriptions/listen` stream for what there is to hear (list changes, subscribed resources), opened
+        again whenever the subscriptions change, until the connection ends."""
+        kinds: tuple[ListKind, ...] = ("prompts", "tools", "resources")
+        while True:
+            self._listen_again.clear()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._end_on_change, tg.cancel_scope)
+                # In this task, not a new one: the stream is asked for before a request sent right after the
+                # connection opened, so a change that request makes is heard.
+                if self.subscriptions or any(self.list_changed_declared(k) for k in kinds):
+                    await self._listen(client)
+                await self._listen_again.wait()
+
+    async def _end_on_change(self, scope: anyio.CancelScope) -> None:
+        await self._listen_again.wait()
+        scope.cancel()
+
     async def _listen(self, client: Client) -> None:
-        """On 2026-07-28 connections, list changes arrive through a `subscriptions/listen` stream."""
-        from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+        """On 2026-07-28 connections, list changes and resource updates arrive through a `subscriptions/listen`
+        stream."""
+        from mcp.shared.subscriptions import (
+            PromptsListChanged,
+            ResourcesListChanged,
+            ToolsListChanged,
+        )
 
         kinds: dict[type[Any], ListKind] = {
             PromptsListChanged: "prompts",
@@ -448,11 +478,13 @@ class Connection(RequestSender, ServerCallbacks):
                 prompts_list_changed=self.list_changed_declared("prompts"),
                 tools_list_changed=self.list_changed_declared("tools"),
                 resources_list_changed=self.list_changed_declared("resources"),
+                resource_subscriptions=sorted(self.subscriptions),
             ) as subscription:
                 async for event in subscription:
                     kind = kinds.get(type(event))
                     if kind is not None:
                         self._emit(ListChanged(self.name, kind))
+                    # A resource update reaches `_on_message` as a notification too: it is emitted there.
 
     async def close(self) -> None:
         self._closing = True

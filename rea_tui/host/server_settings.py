@@ -54,15 +54,23 @@ async def set_roots(connection: Connection, roots: Iterable[Root]) -> bool:
 
 
 async def subscribe(connection: Connection, uri: str) -> None:
-    """`resources/subscribe`: the server says when `uri` changes (`notifications/resources/updated`)."""
+    """`resources/subscribe`: the server says when `uri` changes (`notifications/resources/updated`); on
+    2026-07-28 the `subscriptions/listen` stream is opened again with `uri` among its subscriptions."""
     if not can_subscribe(connection.capabilities):
         raise CapabilityMissing(connection.name, "resources.subscribe", "resources/subscribe")
+    if connection.modern:
+        connection.subscriptions.add(uri)
+        connection.listen_again()
+        return
     await connection.request("resources/subscribe", {"uri": uri})
     connection.subscriptions.add(uri)
 
 
 async def unsubscribe(connection: Connection, uri: str) -> None:
     connection.subscriptions.discard(uri)
+    if connection.modern:
+        connection.listen_again()
+        return
     if can_subscribe(connection.capabilities) and connection.is_ready:
         with contextlib.suppress(ProtocolError):  # the server forgot it already; nothing to undo
             await connection.request("resources/unsubscribe", {"uri": uri})

@@ -23,6 +23,7 @@ from rea_tui.host.events import TargetRead
 from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, citation_qualifiers
 from rea_tui.host.notes import Notebook, NoteChanged
 from rea_tui.host.observers import Listeners
+from rea_tui.host.resource_watch import ResourceWatches
 from rea_tui.host.transcript import SessionRecorder, TranscriptWriter
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ class Session:
         self.recorder = SessionRecorder(TranscriptWriter(transcript))
         # Every server's events, in one stream (list changes, logs, exits, bad output).
         self.events: Listeners[HostEvent] = Listeners()
+        # Subscribed resources: updates counted and re-read whether or not a view shows them.
+        self.resources = ResourceWatches(self.events, self.ready)
         self.on_server_created: ServerCreated | None = None
         self._started = dict(started or {})
         # Closed (the app quits): a connect asked for before the close starts nothing after it.

@@ -21,6 +21,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
+from rea_tui.server.client_notices import ConnectionNotices, evidence_changed, session_mark
+from rea_tui.server.completion_engine import DISCOVERY_META_KEY
 from rea_tui.server.guided_prompts import description, render, target_sentence
 from rea_tui.server.limits import MAX_VALUE_CHARS, OPENING_READ_WAIT_SECONDS
 from rea_tui.server.name_resolver import Narrowing
@@ -76,7 +78,7 @@ def _can_elicit_form(ctx: ServerRequestContext[Any, Any]) -> bool:
 
 
 class _Server(Server[Any]):
-    """Advertises `listChanged` for prompts and tools on every transport.
+    """Advertises `listChanged` for prompts and tools on every transport, and `logging` on legacy connections.
 
     The streamable-HTTP session manager builds initialization options itself
     (without notification options), so the defaults live here.
@@ -90,6 +92,22 @@ class _Server(Server[Any]):
     ) -> InitializationOptions:
         options = notification_options or NotificationOptions(prompts_changed=True, tools_changed=True)
         return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        """The SDK's derivation, without `logging` on 2026-07-28 (deprecated there, SEP-2577)."""
+        found = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        if protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return found.model_copy(update={"logging": None})
+        return found
 
 
 class WorkspaceRouting:
@@ -131,7 +149,12 @@ class ReaServer:
             on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
             on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscribe_resource=self.subscribe_resource,
+            on_unsubscribe_resource=self.unsubscribe_resource,
         )
+        # Not `on_set_logging_level=`: that warns on every start that 2026-07-28 deprecates logging (SEP-2577);
+        # legacy connections still have it, and `_Server` leaves it out of a 2026-07-28 declaration.
+        self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_logging_level)
         self.server.middleware = [
             *self.server.middleware,
             WorkspaceRouting(self.workspaces),
@@ -163,6 +186,54 @@ class ReaServer:
         await self.bus.publish(PromptsListChanged())
         await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
         await workspace.prompts_changed()
+        await workspace.resource_updated(SESSION_URI)
+        await self._log_target(workspace)
+
+    @staticmethod
+    async def _log_target(workspace: Workspace) -> None:
+        session = workspace.session
+        if session.state == "ready" and session.target is not None:
+            await workspace.log("info", f"target ready: {session.target.path}")
+        elif session.state == "failed":
+            await workspace.log("error", f"the target could not be opened: {session.open_error}")
+        elif session.state == "opening":
+            await workspace.log("info", f"opening the target: {session.opening_label}")
+        else:
+            await workspace.log("info", "no target is open")
+
+    # -- logging and subscriptions (legacy connections; 2026-07-28 listens instead) ---------------------
+
+    async def set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        workspace = self.workspaces.for_request(ctx)
+        notices = workspace.notices_for(ctx)
+        if notices is not None:
+            notices.level = params.level
+            session = workspace.session
+            await workspace.log("debug", f"log level {params.level}; the target is {session.state}")
+        return types.EmptyResult()
+
+    async def subscribe_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        notices = self._subscribable(ctx, params.uri)
+        if notices is not None:
+            notices.subscriptions.add(params.uri)
+        return types.EmptyResult()
+
+    async def unsubscribe_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        notices = self._subscribable(ctx, params.uri)
+        if notices is not None:
+            notices.subscriptions.discard(params.uri)
+        return types.EmptyResult()
+
+    def _subscribable(self, ctx: ServerRequestContext[Any, Any], uri: str) -> ConnectionNotices | None:
+        if uri != SESSION_URI:
+            raise InvalidParams([field_error("uri", f"only {SESSION_URI} changes; other resources are fixed")])
+        return self.workspaces.for_request(ctx).notices_for(ctx)
 
     # -- prompts ----------------------------------------------------------------------------------
 
@@ -245,11 +316,24 @@ class ReaServer:
             raise InvalidParams(errors)
         workspace = self.workspaces.for_request(ctx)
         answer = await workspace.completion.complete_when_open(family, params.argument.value, context)
+        await self._log_discovery(workspace, answer.meta.get(DISCOVERY_META_KEY))
         page = answer.page
         return types.CompleteResult(
             completion=types.Completion(values=page.values, total=page.total, has_more=page.has_more),
             _meta=answer.meta or None,
         )
+
+    @staticmethod
+    async def _log_discovery(workspace: Workspace, discovery: Any) -> None:
+        """How far procedure discovery went for a completion: debug when whole, a warning when a bound cut it."""
+        if not isinstance(discovery, dict):
+            return
+        addresses, limit = discovery.get("addresses"), discovery.get("limit")
+        if discovery.get("complete"):
+            await workspace.log("debug", f"discovery complete: {addresses} addresses")
+        else:
+            reason = discovery.get("reason") or "a bound"
+            await workspace.log("warning", f"discovery cut by {reason}: {addresses} addresses (limit {limit})")
 
     # -- tools -------------------------------------------------------------------------------------
 
@@ -290,6 +374,23 @@ class ReaServer:
             raise InvalidParams([field_error("name", f"unknown tool; available: {names}")])
         arguments = dict(params.arguments or {})
         workspace = self.workspaces.for_request(ctx)
+        session = workspace.session
+        before = session_mark(session)
+        try:
+            return await self._call(params, arguments, ctx, workspace)
+        finally:
+            if evidence_changed(before, session_mark(session)):
+                await workspace.resource_updated(SESSION_URI)
+                # 2026-07-28 listeners carry no session: one may hear of another's change and read again.
+                await self.bus.publish(ResourceUpdated(uri=SESSION_URI))
+
+    async def _call(
+        self,
+        params: types.CallToolRequestParams,
+        arguments: dict[str, Any],
+        ctx: ServerRequestContext[Any, Any],
+        workspace: Workspace,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         session = workspace.session
         outcome = await self.registry.call(params.name, arguments, self._call_context(ctx, params), workspace.services)
         if isinstance(outcome, NeedsInput):

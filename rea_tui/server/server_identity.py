@@ -39,8 +39,10 @@ CLIENT_CAPABILITIES_META_KEY: Final = "io.modelcontextprotocol/clientCapabilitie
 
 LEGACY_CAPABILITIES: Final[dict[str, Any]] = {
     "completions": {},
+    # `logging/setLevel` and `resources/subscribe` (on rea://session): see `client_notices`.
+    "logging": {},
     "prompts": {"listChanged": True},
-    "resources": {"listChanged": False, "subscribe": False},
+    "resources": {"listChanged": False, "subscribe": True},
     "tools": {"listChanged": True},
 }
 

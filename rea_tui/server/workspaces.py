@@ -29,6 +29,7 @@ import anyio
 import anyio.to_thread
 
 from rea_tui.server.capture_policy import CapturePolicy
+from rea_tui.server.client_notices import LOGGER_NAME, ConnectionNotices, Level, tell
 from rea_tui.server.completion_engine import CompletionEngine
 from rea_tui.server.memory_release import collection_paused
 from rea_tui.server.session_state import IdNumbers, ServerOptions, Session
@@ -127,18 +128,42 @@ class Workspace:
     """Legacy connections using this workspace, told when its target changes (keyed by their initialize
     params, which the connection keeps for its lifetime)."""
 
+    notices: dict[int, ConnectionNotices] = field(default_factory=dict)
+    """What each of those connections asked to hear (`logging/setLevel`, `resources/subscribe`), same keys."""
+
     def remember(self, ctx: ServerRequestContext[Any, Any]) -> None:
         params = ctx.session.client_params
         if params is not None:
             self.connections[id(params)] = (params, ctx.session)
 
+    def notices_for(self, ctx: ServerRequestContext[Any, Any]) -> ConnectionNotices | None:
+        """The requesting legacy connection's wishes (None for a 2026-07-28 request: it has no connection)."""
+        params = ctx.session.client_params
+        if params is None:
+            return None
+        self.remember(ctx)
+        return self.notices.setdefault(id(params), ConnectionNotices())
+
     async def prompts_changed(self) -> None:
         for key, (_params, connection) in list(self.connections.items()):
-            try:
-                await connection.send_prompt_list_changed()
-            except Exception:  # a closed connection: forget it
-                logger.debug("dropping a legacy connection that cannot be notified", exc_info=True)
-                self.connections.pop(key, None)
+            await self._tell(key, connection.send_prompt_list_changed())
+
+    async def log(self, level: Level, message: str) -> None:
+        """The server's own log message, to each connection that asked for `level` or below."""
+        for key, (_params, connection) in list(self.connections.items()):
+            wishes = self.notices.get(key)
+            if wishes is not None and wishes.wants(level):
+                await self._tell(key, connection.send_log_message(level, message, LOGGER_NAME))
+
+    async def resource_updated(self, uri: str) -> None:
+        for key, (_params, connection) in list(self.connections.items()):
+            wishes = self.notices.get(key)
+            if wishes is not None and uri in wishes.subscriptions:
+                await self._tell(key, connection.send_resource_updated(uri))
+
+    async def _tell(self, key: int, message: Awaitable[None]) -> None:
+        if not await tell(self.connections, key, message):
+            self.notices.pop(key, None)  # its key (an object's id) may name another connection later
 
 
 @dataclass(slots=True)

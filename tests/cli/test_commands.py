@@ -68,15 +68,16 @@ def test_complete_prompt_argument_context_and_template() -> None:
     ]
     assert "note_open" not in narrowed.out
 
-    page = narrowed_json.expect(0).json()
-    assert {"values", "total", "hasMore", "latencyMs", "warnings"} <= set(page)
+    reply = narrowed_json.expect(0).json()
+    page, rea_facts = reply["completion"], reply["rea"]
+    assert {"values", "total", "hasMore"} <= set(page)
     assert page["values"] == ["render_page"]
     assert page["total"] == 1
     assert page["hasMore"] is False
-    assert isinstance(page["latencyMs"], int | float) and page["latencyMs"] >= 0
-    assert page["warnings"] == []
+    assert isinstance(rea_facts["latencyMs"], int | float) and rea_facts["latencyMs"] >= 0
+    assert rea_facts["warnings"] == []
 
-    many = large.expect(0).json()
+    many = large.expect(0).json()["completion"]
     assert len(many["values"]) == 100
     assert many["total"] == 250
     assert many["hasMore"] is True
@@ -198,7 +199,7 @@ def test_every_command_over_streamable_http(sample_http_url: str) -> None:
     assert [p["name"] for p in prompts.expect(0).json()["prompts"]] == ["review_code", "investigate"]
     assert "prompts/list" in prompts.trace_methods()
     assert "s3cr3t-token" not in prompts.out + prompts.err
-    page = complete.expect(0).json()
+    page = complete.expect(0).json()["completion"]
     assert page["values"] == ["note_open", "note_save", "note_search", "render_page"]
     assert page["total"] == 4
     steps = get.expect(0).out.split("steps:", 1)[1]

@@ -79,7 +79,7 @@ def test_vs_code_servers_config_with_http_and_stdio(tmp_path: Path, sample_http_
     assert "echo" in [t["name"] for t in tools.expect(0).json()["tools"]]
     assert "tools/list" in tools.trace_methods()
     assert "t0ken-value-123" not in tools.out + tools.err
-    assert complete.expect(0).json()["values"] == ["Helper", "Notes", "libsearch"]
+    assert complete.expect(0).json()["completion"]["values"] == ["Helper", "Notes", "libsearch"]
     rows = servers.expect(0).json()["servers"]
     assert [(r["name"], r["transport"], r["status"]) for r in rows] == [
         ("web", "http", "ok"),

@@ -490,3 +490,16 @@ def test_a_warm_call_shows_what_the_server_declares_now(
     rea("call", "flip", "--yes", session=session).expect(0)
     after = rea("call", "wipe", "path=/tmp/x", session=session).expect(1)
     assert "destructiveHint=true" in after.out and "readOnlyHint=true" not in after.out, after.out
+
+
+def test_a_usage_error_in_a_warm_session_prints_a_json_error(warm: Callable[..., str]) -> None:
+    """Relayed to the session's host, a `--json` command line that fails before running prints JSON too."""
+    session = warm(*STATEFUL)
+    for args, message in (
+        (("complete", "--json"), "required: PROMPT|URI_TEMPLATE, argument"),
+        (("call", "count", "--json", "--elicit", "oops", "--yes"), "must look like name=value"),
+    ):
+        run = rea(*args, session=session).expect(2)
+        data = run.json()
+        assert data["rea"] == {"exitCode": 2, "kind": "UsageError"} and message in data["error"]["message"]
+        assert message in run.err

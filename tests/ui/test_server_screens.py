@@ -104,6 +104,19 @@ async def test_the_resource_view_subscribes_and_reads_again_on_each_update() -> 
         await app.session.call_tool("everything", "toggle-subscriber-updates", {}, approval="test")
         await wait_for(pilot, lambda: "1 update from the server" in screen_text(app), "the update")
         await wait_for(pilot, lambda: "read 2 times" in screen_text(app), "the second read")
+        # Closed, the view misses nothing: the session counts the next update and reads the resource again.
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+        watched = app.session.resources.get("everything", document)
+        # server-everything sends an update every 5 s while its updates are on.
+        await wait_for(pilot, lambda: watched.updates >= 2 and watched.reads >= 3, "an update while closed", 30)
+        tree.select_ref(ref, move_only=True)  # the cursor on it again, as above
+        await pilot.pause()
+        await pilot.press("f4")
+        await screen_named(pilot, "ResourceViewScreen")
+        await wait_for(pilot, lambda: f"{watched.updates} updates from the server" in screen_text(app), "the count")
+        assert "   subscribed" in screen_text(app) and "0 updates" not in screen_text(app)
+        screen = app.screen
         await pilot.press("s")
         await wait_for(pilot, lambda: "not subscribed" in screen_text(app), "the unsubscription")
         assert "resources/unsubscribe" in traffic_methods(app, "everything")

@@ -113,3 +113,28 @@ async def test_narrowing_and_widening_the_filter_match_a_fresh_filter_and_keep_t
         await wait_for(pilot, lambda: tree.filter_text == "s", "the wider filter")
         assert shown(app) == fresh["s"] and fresh["s"] != fresh["sl"]
         assert tree.cursor_node is not None and tree.cursor_node.data == NodeRef("tool", "sample", "slow_task")
+
+
+async def test_a_section_the_server_has_nothing_in_is_left_out() -> None:
+    """A server with tools only (no prompts, resources or templates) shows its tools and no empty section."""
+    import sys
+
+    from rea_tui.host import ServerSpec
+    from tests.conftest import REPO
+
+    spec = ServerSpec(
+        name="stateful",
+        transport="stdio",
+        command=sys.executable,
+        args=("-m", "tests.support.stateful_server"),
+        cwd=str(REPO),
+    )
+    app = make_app([spec])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await wait_for(pilot, lambda: "Tools (3)" in shown(app), "the tools")
+        assert list(shown(app)) == ["Tools (3)"]
+        assert "Prompts (0)" not in screen_text(app)
+        # Under a filter too: no "Prompts (0 of 0)".
+        await pilot.press("ctrl+f", *"count")
+        await wait_for(pilot, lambda: list(shown(app)) == ["Tools (1 of 3)"], "the filtered tools")

@@ -20,8 +20,9 @@ from rea_tui.host import ServerSpec, sanitize
 
 ACTIONS = ("login", "logout", "status")
 DEFAULT_LOGIN_TIMEOUT = 300.0
-# Under this many seconds left, an expiry is shown in minutes.
+# Under this many seconds left, an expiry is shown in minutes; under a minute, in seconds.
 MINUTES_SHOWN_BELOW = 7200
+SECONDS_SHOWN_BELOW = 60
 URL_LIMIT = 8_000
 ERROR_LIMIT = 8_000
 
@@ -55,7 +56,38 @@ def _expires(expires_at: float | None) -> str:
     left = expires_at - time.time()
     if left <= 0:
         return "expired"
+    if left < SECONDS_SHOWN_BELOW:
+        return f"expires in {left:.0f} s"
     return f"expires in {left / 60:.0f} min" if left < MINUTES_SHOWN_BELOW else f"expires in {left / 3600:.0f} h"
+
+
+def _server_named(context: Context) -> bool:
+    selection = context.selection
+    return bool(selection.server or selection.url or selection.stdio or selection.config)
+
+
+def _every_sign_in(specs: list[ServerSpec]) -> tuple[list[ServerSpec], int]:
+    """With no server named: the configured HTTP servers, and every other server a sign-in is kept for (from other
+    clients' configs, or named by its own record); and how many keyring records no config names."""
+    from rea_tui.host import ConfigError, discover, kept_sign_ins
+
+    kept = kept_sign_ins()
+    found = [s for s in specs if s.transport != "stdio"]
+    for server in discover().servers:
+        if server.untrusted:
+            continue
+        try:
+            spec = server.spec()
+        except ConfigError:
+            continue  # an entry that cannot be read names no URL to look up
+        if spec.transport != "stdio" and kept.holds(spec.url):
+            found.append(spec)
+    for url in kept.file_urls:
+        found.append(ServerSpec(name=url, transport="http", url=url))
+    unique: dict[str, ServerSpec] = {}
+    for spec in found:
+        unique.setdefault(spec.url, spec)  # the first name a URL has: the rea-tui config's, then another client's
+    return list(unique.values()), kept.unnamed(unique)
 
 
 async def run(context: Context) -> int:
@@ -65,10 +97,17 @@ async def run(context: Context) -> int:
     safe, say = sanitize, out.line
 
     if args.action == "status":
-        rows = [auth_status(spec) for spec in _http_specs(specs)]
+        unnamed = 0
+        if _server_named(context):
+            shown = _http_specs(specs)
+        else:
+            shown, unnamed = _every_sign_in(specs)
+        rows = [auth_status(spec) for spec in shown]
         if args.json:
-            out.json({"servers": [row.to_json() for row in rows]})
+            out.json({"servers": [row.to_json() for row in rows], "unnamedKeyringRecords": unnamed})
             return ExitCode.OK
+        if not rows:
+            say("no HTTP server is configured and no sign-in is kept")
         for row in rows:
             say(f"{safe(row.server)}  ({safe(row.url)})")
             if not row.oauth:
@@ -83,6 +122,8 @@ async def run(context: Context) -> int:
             if row.client_id:
                 say(f"  client {safe(row.client_id)} ({row.grant_type})")
             say(f"  kept in {safe(row.store)}")
+        if unnamed:
+            say(f"{unnamed} more kept in the keyring for servers no config names (`auth status --url URL` shows one)")
         return ExitCode.OK
     if args.action == "logout":
         for spec in _http_specs(specs):

@@ -288,10 +288,16 @@ async def body(context: Context, hosted: HostedServer) -> int:
     code = OUTCOME_EXIT_CODES.get(entry.outcome, ExitCode.PROTOCOL)
     if entry.narrowing is not None:
         code = ExitCode.NARROWING
+    # An --elicit answer that was refused (declined instead) is a usage error, whatever the call's outcome.
+    if answers.refused:
+        code = ExitCode.USAGE
     if args.json:
         from rea_tui.cli.shapes import call_json
 
-        out.json(call_json(entry, code, ledger.entries[first:-1]))
+        result = call_json(entry, code, ledger.entries[first:-1])
+        if answers.refused:
+            result["rea"]["elicitationRefused"] = list(answers.refused)
+        out.json(result)
     else:
         for shown in ledger.entries[first:]:
             print_entry(out, shown)
@@ -308,7 +314,6 @@ async def body(context: Context, hosted: HostedServer) -> int:
             )
     if answers.refused:
         out.error("an elicitation answer given on the command line was refused (see above); it was declined")
-        return ExitCode.USAGE
     return code
 
 

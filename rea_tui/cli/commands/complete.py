@@ -38,7 +38,9 @@ async def body(context: Context, hosted: HostedServer) -> int:
     await hosted.wait_for_target(args.timeout)
     page = await feed.complete(ref, args.argument, args.value, pairs)
     if args.json:
-        out.json(page.to_json())
+        from rea_tui.cli.shapes import completion_json
+
+        out.json(completion_json(page))
         return ExitCode.OK
     total = "?" if page.total is None else f"{page.total:,}"
     more = ", hasMore" if page.has_more else ""

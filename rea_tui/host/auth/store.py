@@ -16,6 +16,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -241,3 +242,44 @@ class ServerTokenStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.update(client_info=client_info.model_dump(mode="json", exclude_none=True))
+
+
+@dataclass(frozen=True)
+class KeptSignIns:
+    """What the store holds, found without a server's name: the URLs of the records kept in files (each
+    record names its server), and the record names (hashes of URLs) of those kept in the keyring."""
+
+    file_urls: tuple[str, ...]
+    keyring_records: frozenset[str]
+
+    def holds(self, url: str) -> bool:
+        return url in self.file_urls or record_name(url) in self.keyring_records
+
+    def unnamed(self, urls: Iterable[str]) -> int:
+        """How many keyring records belong to none of `urls` (their server cannot be named)."""
+        return len(self.keyring_records - {record_name(url) for url in urls})
+
+
+def kept_sign_ins(folder: Path | None = None) -> KeptSignIns:
+    """Every record kept, as far as it can be listed: the keyring cannot be listed, only its markers."""
+    folder = folder or auth_dir()
+    urls: list[str] = []
+    in_keyring: set[str] = set()
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return KeptSignIns((), frozenset())
+    for path in entries:
+        if path.name.endswith(KEYRING_MARKER_SUFFIX):
+            in_keyring.add(path.name.removesuffix(KEYRING_MARKER_SUFFIX))
+            continue
+        if path.suffix != ".json" or path.name.startswith("."):
+            continue
+        try:
+            server = json.loads(path.read_text(encoding="utf-8")).get("server")
+        except (OSError, ValueError, AttributeError):
+            continue
+        # Only a record whose name is its own URL's: a file copied or edited by hand names no server.
+        if isinstance(server, str) and record_name(server) == path.stem:
+            urls.append(server)
+    return KeptSignIns(tuple(urls), frozenset(in_keyring))

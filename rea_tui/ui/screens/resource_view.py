@@ -1,10 +1,11 @@
 """One resource, read live: its contents, and a subscription that re-reads it when the server says it changed.
 
 `s` subscribes (`resources/subscribe`, when the server declares
-`resources.subscribe`) or unsubscribes; each `notifications/resources/updated`
-for this URI reads it again (one read at a time: updates that come during a
-read make one more read after it). `r` reads it now, `e` puts the current
-contents in the evidence ledger. Contents are shown as plain text.
+`resources.subscribe`) or unsubscribes; `r` reads it now, `e` puts the
+current contents in the evidence ledger. The updates and the re-reads are the
+session's (`Session.resources`, `rea_tui.host.resource_watch`): they go on
+while this screen is closed, and it shows them when it opens again. Contents
+are shown as plain text.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rea_tui.host import EmbeddedResourceBlock, HostEvent, Session
+from rea_tui.host import EmbeddedResourceBlock, Session, WatchedResource
 from rea_tui.ui.flows.base import start_job
 from rea_tui.ui.settings import settings_of
 from rea_tui.ui.styles import stylesheet
@@ -54,12 +55,16 @@ class ResourceViewScreen(Screen[None]):
         hosted = session.hosted(server)
         listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None) if hosted else None
         self.wire_uri = listed.wire if listed is not None else uri
-        self.updates = 0
-        self.reads = 0
-        self._reading = False
-        self._again = False
-        self._last_read: float | None = None
+        self.watched = session.resources.get(server, self.wire_uri)
         self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def updates(self) -> int:
+        return self.watched.updates
+
+    @property
+    def reads(self) -> int:
+        return self.watched.reads
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -72,8 +77,8 @@ class ResourceViewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Resource"
         self.sub_title = plain_line(self.uri, URI_LIMIT).plain
-        self._unsubscribe = self.session.events.subscribe(self._event)
-        self._status()
+        self._unsubscribe = self.watched.changed.subscribe(self._changed)
+        self._refresh()
         self.action_read()
 
     def on_unmount(self) -> None:
@@ -86,15 +91,21 @@ class ResourceViewScreen(Screen[None]):
         hosted = self.session.hosted(self.server)
         return hosted is not None and self.wire_uri in hosted.connection.subscriptions
 
-    def _event(self, event: HostEvent) -> None:
-        from rea_tui.host import ResourceUpdated
-
-        if isinstance(event, ResourceUpdated) and event.server == self.server and event.uri == self.wire_uri:
-            self.updates += 1
-            self.post_message(ResourceChanged())
+    def _changed(self, _watched: WatchedResource) -> None:
+        self.post_message(ResourceChanged())
 
     def on_resource_changed(self, _message: ResourceChanged) -> None:
-        self.action_read()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.is_attached:
+            return
+        watched = self.watched
+        if watched.error is not None:
+            self._show(plain(watched.error, DOCUMENT_LIMIT, style="red"))
+        elif watched.contents is not None:
+            self._show(self._contents(watched.contents))
+        self._status()
 
     def _status(self) -> None:
         text = join(Text("resource  ", style="dim"), plain_line(self.uri, URI_LIMIT, style="bold"))
@@ -102,43 +113,15 @@ class ResourceViewScreen(Screen[None]):
         text.append("   subscribed" if subscribed else "   not subscribed", style="green" if subscribed else "dim")
         text.append(f" · {self.updates} update{'s' if self.updates != 1 else ''} from the server", style="dim")
         text.append(f" · read {self.reads} time{'s' if self.reads != 1 else ''}", style="dim")
-        if self._last_read is not None and settings_of(self).show_timings:
-            text.append(time.strftime(" · last %H:%M:%S", time.localtime(self._last_read)), style="dim")
+        last_read = self.watched.last_read
+        if last_read is not None and settings_of(self).show_timings:
+            text.append(time.strftime(" · last %H:%M:%S", time.localtime(last_read)), style="dim")
         self.query_one("#resource-status", Static).update(text)
 
     # ------------------------------------------------------------ reading
 
     def action_read(self) -> None:
-        if self._reading:
-            self._again = True  # once this read ends, read once more
-            return
-        self._reading = True
-        start_job(self, self._read(), RESOURCE_GROUP, self.uri)
-
-    async def _read(self) -> None:
-        from rea_tui.host import HostError
-
-        try:
-            while True:
-                self._again = False
-                hosted = self.session.ready(self.server)
-                if hosted is None:
-                    self._show(Text(f"{self.server} is not connected.", style="red"))
-                    return
-                try:
-                    result = await hosted.read_resource(self.wire_uri)
-                except HostError as exc:
-                    self._show(join(Text("Reading failed: ", style="red"), plain(exc.describe(), DOCUMENT_LIMIT)))
-                    return
-                self.reads += 1
-                self._last_read = time.time()
-                self._show(self._contents(result.contents))
-                if not self._again:
-                    return
-        finally:
-            self._reading = False
-            if self.is_attached:
-                self._status()
+        start_job(self, self.session.resources.read(self.watched), RESOURCE_GROUP, self.uri)
 
     def _contents(self, contents: list[EmbeddedResourceBlock]) -> Text:
         from rea_tui.host import block_summary

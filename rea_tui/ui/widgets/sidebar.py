@@ -213,12 +213,14 @@ class ServerTree(Tree[NodeRef]):
         prompts = self._catalogs[server].prompts
         matches = self._matching(server, narrowing) if self.filter_text else None
         for number, (title, items) in enumerate(self._sections[server]):
-            count = f"{len(items)}"
+            total = len(items)
+            count = f"{total}"
             if matches is not None:
-                total = len(items)
                 items = [items[i] for i in matches[number]]
                 count = f"{len(items)} of {total}"
-            if not items and title != "Prompts":
+            # A section the server has nothing in is left out; under a filter, "Prompts (0 of N)" says that
+            # the server's prompts are there and none matches.
+            if total == 0 or (not items and title != "Prompts"):
                 continue
             section = node.add(
                 Text(f"{title} ({count})", style="bold"),
