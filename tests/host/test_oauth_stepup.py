@@ -21,7 +21,11 @@ from pathlib import Path
 import pytest
 
 from rea_tui.host.auth.store import auth_dir
+from rea_tui.host.config import ServerSpec
+from rea_tui.host.connection import Connection
+from rea_tui.host.errors import AuthorizationRequired
 from tests.cli import REPO, rea
+from tests.cli.test_lean_http import FULL
 from tests.conftest import start_http_server
 
 SIGNIN = REPO / "tests" / "support" / "headless_signin.py"
@@ -50,9 +54,9 @@ class OAuthServer:
         return self.requests().count(line)
 
 
-def _start(port: int, log: Path) -> tuple[subprocess.Popen[str], str]:
+def _start(port: int, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     return start_http_server(
-        ["-m", "tests.support.fastmcp_oauth_server", "--http", f"127.0.0.1:{port}", "--log", str(log)],
+        ["-m", "tests.support.fastmcp_oauth_server", "--http", f"127.0.0.1:{port}", "--log", str(log), *extra],
         r"listening on (http://\S+)",
     )
 
@@ -62,17 +66,27 @@ def _stop(process: subprocess.Popen[str]) -> None:
     process.wait(timeout=10)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[OAuthServer]:
+def _serve(tmp_path: Path, *extra: str) -> Iterator[OAuthServer]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process, url = _start(port, tmp_path / "requests-1.log")
+    process, url = _start(port, tmp_path / "requests-1.log", *extra)
     running = OAuthServer(url, tmp_path / "requests-1.log", process)
     try:
         yield running
     finally:
         _stop(running.process)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[OAuthServer]:
+    yield from _serve(tmp_path)
+
+
+@pytest.fixture
+def handshake_refusing(tmp_path: Path) -> Iterator[OAuthServer]:
+    """The server, answering a tokenless legacy `initialize` with a JSON-RPC error of its own (-32020)."""
+    yield from _serve(tmp_path, "--initialize-error")
 
 
 def restart(server: OAuthServer) -> None:
@@ -166,3 +180,25 @@ def test_a_refused_static_bearer_is_named_not_a_sign_in(server: OAuthServer) -> 
         ).expect(8)
         assert "refused the Authorization header" in run.err and "auth login" not in run.err
     assert server.count("POST /token") == 0 and server.count("POST /register") == 0
+
+
+async def test_a_401_on_the_probe_is_authorization_needed_and_no_legacy_handshake_follows(
+    handshake_refusing: OAuthServer,
+) -> None:
+    url = handshake_refusing.url
+    connection = Connection(ServerSpec(name="refusing", transport="http", url=url), timeout=10, connect_timeout=10)
+    with pytest.raises(AuthorizationRequired, match="authorization needed"):
+        await connection.start()
+    await connection.close()
+    for env in ({}, FULL):
+        for args in (("tools",), ("prompts",), ("call", "whoami", "--yes"), ("tools", "--protocol", "2026-07-28")):
+            run = rea(*args, "--url", url, env=env)
+            assert run.code == 8, (args, env, run.err)
+            assert "authorization needed" in run.err and "-32020" not in run.err
+    # A sign-in that fails says why, not what the handshake would have said.
+    failed = rea("auth", "login", "--no-browser", "--login-timeout", "1", "--url", url).expect(8)
+    assert "no sign-in arrived within 1 s" in failed.err and "-32020" not in failed.err
+    assert "POST /mcp initialize" not in handshake_refusing.requests()
+    rea("auth", "login", "--url", url).expect(0)
+    assert "scopes=mcp" in rea("call", "whoami", "--yes", "--url", url).expect(0).out
+    assert "POST /mcp initialize" not in handshake_refusing.requests()

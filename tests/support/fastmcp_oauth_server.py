@@ -8,10 +8,13 @@ at the authorization endpoint with `invalid_scope`), an authorization endpoint
 that approves at once, a token endpoint (PKCE, refresh). The MCP endpoint needs
 scope `mcp`; `whoami` answers with the token's client and scopes; a call of
 `admin_op` with a token that lacks `admin` is answered HTTP 403
-`insufficient_scope` naming `mcp admin` (`AdminGate`). With `--log` every
-HTTP request is appended to FILE as `METHOD PATH`, so a test counts what was
-asked (token-endpoint requests, registrations). State lives in memory: a
-restart on the same port forgets every client and token.
+`insufficient_scope` naming `mcp admin` (`McpGate`). With `--log` every
+HTTP request is appended to FILE as `METHOD PATH` (a POST to `/mcp` with its
+JSON-RPC method), so a test counts what was asked (token requests,
+registrations, handshakes). `--initialize-error` answers a legacy `initialize`
+without a valid token with HTTP 400 and JSON-RPC error -32020, while the
+2026-07-28 probe gets the 401. State lives in memory: a restart on the same
+port forgets every client and token.
 It prints `fastmcp-oauth listening on URL` on stderr.
 """
 
@@ -32,21 +35,45 @@ from fastmcp.server.dependencies import get_access_token
 
 BASE_SCOPE = "mcp"
 ADMIN_SCOPE = "admin"
+# The JSON-RPC error code `--initialize-error` answers a tokenless legacy handshake with.
+HANDSHAKE_REFUSED = -32020
 
 
-class AdminGate:
-    """ASGI middleware: a `tools/call` of `admin_op` whose token lacks `admin` gets HTTP 403 insufficient_scope.
+class McpGate:
+    """ASGI middleware on `POST /mcp`: the step-up gate, the legacy handshake's own refusal, and the log.
 
-    The step-up challenge of SEP-2350 / RFC 6750 §3.1 at the HTTP layer, naming the scopes the call needs.
+    A `tools/call` of `admin_op` whose token lacks `admin` gets HTTP 403 insufficient_scope naming the
+    scopes the call needs (SEP-2350 / RFC 6750 §3.1). With `initialize_error`, an `initialize` without
+    a valid token gets HTTP 400 and a JSON-RPC error of its own (as a server that checks the legacy
+    handshake before authorization does). Every request is appended to `log` as `METHOD PATH`, and a
+    POST to the MCP endpoint with its JSON-RPC method (`POST /mcp initialize`).
     """
 
-    def __init__(self, app: Any, provider: in_memory.InMemoryOAuthProvider, metadata_url: str) -> None:
+    def __init__(
+        self,
+        app: Any,
+        provider: in_memory.InMemoryOAuthProvider,
+        metadata_url: str,
+        log: Path | None,
+        initialize_error: bool,
+    ) -> None:
         self.app = app
         self.provider = provider
         self.metadata_url = metadata_url
+        self.log = log
+        self.initialize_error = initialize_error
+
+    def _note(self, line: str) -> None:
+        if self.log is not None:
+            with self.log.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != "/mcp":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST" or scope["path"] != "/mcp":
+            self._note(f"{scope['method']} {scope['path']}")
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -56,19 +83,27 @@ class AdminGate:
             chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        if await self._lacks_admin(scope, body):
+        try:
+            rpc = json.loads(body)
+        except ValueError:
+            rpc = None
+        rpc = rpc if isinstance(rpc, dict) else {}
+        method = str(rpc.get("method", ""))
+        self._note(f"POST /mcp {method}".rstrip())
+        token = await self._token(scope)
+        calls_admin = method == "tools/call" and (rpc.get("params") or {}).get("name") == "admin_op"
+        # No valid token is the 401 the auth layer answers; only a valid one short of admin is a step-up.
+        if calls_admin and token is not None and ADMIN_SCOPE not in token.scopes:
             challenge = (
                 f'Bearer error="insufficient_scope", scope="{BASE_SCOPE} {ADMIN_SCOPE}", '
                 f'resource_metadata="{self.metadata_url}"'
             )
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 403,
-                    "headers": [(b"www-authenticate", challenge.encode()), (b"content-length", b"0")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b""})
+            await _respond(send, 403, [(b"www-authenticate", challenge.encode())], b"")
+            return
+        if method == "initialize" and self.initialize_error and token is None:
+            error = {"code": HANDSHAKE_REFUSED, "message": "handshake refused before authorization"}
+            reply = json.dumps({"jsonrpc": "2.0", "id": rpc.get("id"), "error": error}).encode()
+            await _respond(send, 400, [(b"content-type", b"application/json")], reply)
             return
         replayed = False
 
@@ -81,34 +116,16 @@ class AdminGate:
 
         await self.app(scope, replay, send)
 
-    async def _lacks_admin(self, scope: Any, body: bytes) -> bool:
-        try:
-            message = json.loads(body)
-        except ValueError:
-            return False
-        if not isinstance(message, dict) or message.get("method") != "tools/call":
-            return False
-        if (message.get("params") or {}).get("name") != "admin_op":
-            return False
+    async def _token(self, scope: Any) -> Any:
         headers = dict(scope["headers"])
         bearer = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
-        token = await self.provider.load_access_token(bearer)
-        # No valid token is the 401 the auth layer answers; only a valid one short of admin is a step-up.
-        return token is not None and ADMIN_SCOPE not in token.scopes
+        return await self.provider.load_access_token(bearer) if bearer else None
 
 
-class RequestLog:
-    """ASGI middleware appending `METHOD PATH` of every HTTP request to a file."""
-
-    def __init__(self, app: Any, path: Path) -> None:
-        self.app = app
-        self.path = path
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(f"{scope['method']} {scope['path']}\n")
-        await self.app(scope, receive, send)
+async def _respond(send: Any, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    headers = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def main() -> None:
@@ -116,6 +133,9 @@ def main() -> None:
     parser.add_argument("--http", default="127.0.0.1:0")
     parser.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--log", type=Path, default=None, help="append METHOD PATH of each request here")
+    parser.add_argument(
+        "--initialize-error", action="store_true", help="refuse a legacy initialize without a token with -32020"
+    )
     args = parser.parse_args()
 
     host, _, port = args.http.rpartition(":")
@@ -145,9 +165,8 @@ def main() -> None:
         """An operation that needs the admin scope."""
         return "admin done"
 
-    app: Any = AdminGate(server.http_app(path="/mcp"), provider, f"{base}/.well-known/oauth-protected-resource/mcp")
-    if args.log is not None:
-        app = RequestLog(app, args.log)
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    app = McpGate(server.http_app(path="/mcp"), provider, metadata_url, args.log, args.initialize_error)
     print(f"fastmcp-oauth listening on {base}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
 
