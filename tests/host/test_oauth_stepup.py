@@ -136,6 +136,23 @@ def test_step_up_registers_for_the_union_and_a_failed_one_changes_nothing(server
     assert "admin done" in rea("call", "admin_op", "--yes", "--url", url).expect(0).out
 
 
+def test_a_held_client_refused_the_scope_is_replaced_by_one_registered_for_the_union(server: OAuthServer) -> None:
+    url = server.url
+    rea("auth", "login", "--url", url).expect(0)
+    rea("call", "admin_op", "--yes", "--url", url).expect(8)
+    # As if the authorization server had not said which scope it registered the client for.
+    kept = json.loads(record_file().read_text())
+    del kept["client_info"]["scope"]
+    record_file().write_text(json.dumps(kept))
+    registrations, authorizations = server.count("POST /register"), server.count("GET /authorize")
+    stepped = rea("auth", "login", "--url", url).expect(0)
+    # The held client is tried and refused (invalid_scope), then a new one is registered for the union.
+    assert server.count("GET /authorize") == authorizations + 2
+    assert server.count("POST /register") == registrations + 1
+    assert "scope mcp admin" in stepped.out
+    assert "admin done" in rea("call", "admin_op", "--yes", "--url", url).expect(0).out
+
+
 def test_after_a_server_restart_the_refresh_is_tried_once(server: OAuthServer) -> None:
     rea("auth", "login", "--url", server.url).expect(0)
     restart(server)

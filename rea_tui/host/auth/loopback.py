@@ -32,7 +32,9 @@ _PAGE = (
 
 
 class AuthorizationDenied(AuthorizationRequired):
-    """The authorization server redirected back with an error instead of a code."""
+    """The authorization server redirected back with an error instead of a code (`error`, e.g. invalid_scope)."""
+
+    error = ""
 
 
 class LoopbackRedirect:
@@ -100,10 +102,12 @@ class LoopbackRedirect:
             ) from None
         if "error" in params:
             detail = params.get("error_description", "")
-            raise AuthorizationDenied(
+            denied = AuthorizationDenied(
                 self._server_name,
                 reason=f"the authorization server answered {params['error']}" + (f": {detail}" if detail else ""),
             )
+            denied.error = params["error"]
+            raise denied
         if not params.get("code"):
             raise AuthorizationDenied(self._server_name, reason="the redirect carried no authorization code")
         return AuthorizationCodeResult(code=params["code"], state=params.get("state"), iss=params.get("iss"))
