@@ -19,7 +19,15 @@ added here (`_HostPolicy`):
   configured `issuer`); a metadata URL elsewhere is not fetched (the flow sees
   a 404 and tries the next one).
 - A stored token whose server answers 401 is refreshed once before anything
-  else; a stored token's expiry survives restarts.
+  else; a stored token's expiry survives restarts. A refresh the authorization
+  server refuses (400/401) is not tried again: its tokens are dropped from the
+  store (and a registration it calls `invalid_client`).
+- A client registered while signing in is registered for the scope the server
+  asked for in its last 403 too (`wanted_scope`), not only the one its 401
+  names: an authorization server that binds scope at registration refuses
+  anything more at the authorization endpoint.
+- The authorization URL's `state` is given to the loopback listener, which
+  refuses a callback with another one.
 - Step-up sign-ins are limited (`MAX_STEP_UPS`) so a server that never
   accepts a scope cannot loop the browser.
 - A pre-registered client (`clientId`/`clientSecret`) is used as configured;
