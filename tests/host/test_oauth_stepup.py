@@ -160,6 +160,8 @@ def test_after_a_server_restart_the_refresh_is_tried_once(server: OAuthServer) -
     gone = rea("tools", "--url", server.url).expect(8)
     assert "authorization needed" in gone.err
     assert server.count("POST /token") == 1, server.requests()
+    # The refused tokens and the registration the server no longer knows are dropped from the store.
+    assert set(json.loads(record_file().read_text())) == {"server"}
     # The refused tokens are not tried again by the next command either.
     rea("tools", "--url", server.url).expect(8)
     assert server.count("POST /token") == 1, server.requests()
@@ -178,6 +180,7 @@ def test_a_callback_with_a_wrong_state_is_refused_and_the_sign_in_goes_on(server
     assert status == "400" and "refused" in body and "Signed in" not in body
     # The forged code never reached the token endpoint: one token request, for the real code.
     assert server.count("POST /token") == 1
+    assert json.loads(record_file().read_text())["tokens"]["scope"] == "mcp"
     assert "scopes=mcp" in rea("call", "whoami", "--yes", "--url", server.url).expect(0).out
 
 
@@ -197,6 +200,7 @@ def test_a_refused_static_bearer_is_named_not_a_sign_in(server: OAuthServer) -> 
         ).expect(8)
         assert "refused the Authorization header" in run.err and "auth login" not in run.err
     assert server.count("POST /token") == 0 and server.count("POST /register") == 0
+    assert not auth_dir().exists() or not any(p.suffix == ".json" for p in auth_dir().iterdir())
 
 
 async def test_a_401_on_the_probe_is_authorization_needed_and_no_legacy_handshake_follows(
@@ -216,6 +220,7 @@ async def test_a_401_on_the_probe_is_authorization_needed_and_no_legacy_handshak
     failed = rea("auth", "login", "--no-browser", "--login-timeout", "1", "--url", url).expect(8)
     assert "no sign-in arrived within 1 s" in failed.err and "-32020" not in failed.err
     assert "POST /mcp initialize" not in handshake_refusing.requests()
+    assert not auth_dir().exists() or not any(p.suffix == ".json" for p in auth_dir().iterdir())
     rea("auth", "login", "--url", url).expect(0)
     assert "scopes=mcp" in rea("call", "whoami", "--yes", "--url", url).expect(0).out
     assert "POST /mcp initialize" not in handshake_refusing.requests()
