@@ -126,7 +126,7 @@ class Connection(RequestSender, ServerCallbacks):
         self.instructions = ""
         self.capabilities: dict[str, Any] = {}
         # What the HTTP layer refused (401, 404, 5xx), to report it as HTTP rather than as JSON-RPC.
-        self.http_status = HttpStatusLog(spec.url)
+        self.http_status = HttpStatusLog.for_spec(spec)
         # Permission to sign in (OAuth) when the server asks; without it, `AuthorizationRequired` is raised.
         self.login: Login | None = None
         self._connect_mark = 0

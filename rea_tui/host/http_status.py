@@ -27,6 +27,7 @@ from rea_tui.host.lean_wire import CONNECTION_CLOSED  # the SDK's stand-in for a
 if TYPE_CHECKING:
     import httpx2
 
+    from rea_tui.host.config import ServerSpec
     from rea_tui.host.reply_limit import ReplyTooLarge
 
 # The messages of the SDK's stand-in errors for an HTTP status without a JSON-RPC body.
@@ -50,17 +51,30 @@ class HttpFailure:
         return (match.group(1) or match.group(2)) if match else None
 
 
+# Why a 401/403 is not answered with a sign-in when the config gives the bearer (`--header 'Authorization: ...'`).
+STATIC_BEARER_REFUSED = (
+    "the server refused the Authorization header given in the config or with --header "
+    "(rea-tui does not sign in while one is given)"
+)
+
+
 class HttpStatusLog:
     """The last error responses an MCP endpoint gave (bounded)."""
 
-    def __init__(self, endpoint: str = "") -> None:
+    def __init__(self, endpoint: str = "", *, static_authorization: bool = False) -> None:
         self.endpoint = endpoint
         self._failures: deque[HttpFailure] = deque(maxlen=32)
         self._seq = 0
-        # Why the OAuth client did not answer the last 401/403 itself (set by it).
-        self.auth_reason: str | None = None
+        # Why the OAuth client did not answer the last 401/403 itself (set by it, or the config's own header).
+        self.auth_reason: str | None = STATIC_BEARER_REFUSED if static_authorization else None
         # The last reply cut at the reply size limit, and when.
         self._oversize: tuple[int, ReplyTooLarge] | None = None
+
+    @classmethod
+    def for_spec(cls, spec: ServerSpec) -> HttpStatusLog:
+        """The log for a server entry: one that sends its own Authorization header is not told to sign in."""
+        own = spec.transport != "stdio" and any(k.lower() == "authorization" for k in spec.headers)
+        return cls(spec.url, static_authorization=own)
 
     def mark(self) -> int:
         """A point in time: `since(mark)` only returns failures recorded after it."""

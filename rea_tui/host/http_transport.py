@@ -15,23 +15,72 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.config import ServerSpec
-from rea_tui.host.http_status import HttpStatusLog
+from rea_tui.host.http_status import STAND_IN_MESSAGES, HttpStatusLog
 from rea_tui.host.traffic import TrafficLog
 from rea_tui.host.transport import TappedTransport
 
 if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
     from rea_tui.host.auth.provider import Login
 
 # Seconds for connecting, writing and pool waits; and for reading, where a server may hold a stream open.
 HTTP_TIMEOUT = 30.0
 STREAM_READ_TIMEOUT = 300.0
+# The 2026-07-28 probe the SDK's `auto` negotiation sends first.
+PROBE_METHOD = "server/discover"
 
 
 def http_transport(
     spec: ServerSpec, traffic: TrafficLog, *, status: HttpStatusLog | None = None, login: Login | None = None
 ) -> TappedTransport:
     """Streamable HTTP, or the legacy HTTP+SSE transport for `spec.transport == "sse"`, with OAuth."""
-    return TappedTransport(_OwnedHttp(spec, traffic, status or HttpStatusLog(spec.url), login), traffic)
+    status = status or HttpStatusLog.for_spec(spec)
+    return TappedTransport(_OwnedHttp(spec, traffic, status, login), traffic, AuthProbeGate(status))
+
+
+class AuthProbeGate:
+    """A 2026-07-28 probe refused for authorization is the answer: the legacy `initialize` is not sent.
+
+    The SDK's `auto` negotiation falls back to `initialize` on any error of its `server/discover`
+    probe, an HTTP 401/403 included; the server's answer to that handshake (an error of its own,
+    say) would then replace "authorization needed". When the probe's error is the stand-in for a
+    401/403 the OAuth client did not answer (no sign-in, or one that failed), the `initialize`
+    that follows is answered here with the same stand-in, so the connection reports the 401/403.
+    """
+
+    def __init__(self, status: HttpStatusLog) -> None:
+        self._status = status
+        # Probe request ids, with the status log's mark when each went out.
+        self._probes: dict[Any, int] = {}
+        self._refused = False
+
+    def seen(self, message: SessionMessage) -> None:
+        from mcp_types import JSONRPCError
+
+        reply = message.message
+        if not isinstance(reply, JSONRPCError) or reply.id not in self._probes:
+            return
+        mark = self._probes.pop(reply.id)
+        if reply.error.message not in STAND_IN_MESSAGES:
+            return  # the server's own JSON-RPC error: a legacy server, say; the fallback is right
+        failure = self._status.since(mark, PROBE_METHOD)
+        self._refused = failure is not None and failure.status in (401, 403)
+
+    def held(self, message: SessionMessage) -> SessionMessage | None:
+        from mcp.shared.message import SessionMessage
+        from mcp_types import INTERNAL_ERROR, ErrorData, JSONRPCError, JSONRPCRequest
+
+        request = message.message
+        if not isinstance(request, JSONRPCRequest):
+            return None
+        if request.method == PROBE_METHOD:
+            self._probes[request.id] = self._status.mark()
+            return None
+        if request.method != "initialize" or not self._refused:
+            return None
+        error = ErrorData(code=INTERNAL_ERROR, message=STAND_IN_MESSAGES[0])
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request.id, error=error))
 
 
 class _OwnedHttp(AbstractAsyncContextManager[Any]):

@@ -89,7 +89,7 @@ class LeanHttp:
         self.instructions = ""
         # Set once a request that must not run twice has gone out: no falling back after that.
         self.committed = False
-        self.http_status = HttpStatusLog(spec.url)
+        self.http_status = HttpStatusLog.for_spec(spec)
         self.elicitation_handler: ElicitationHandler | None = None
         self.sampling_handler: SamplingHandler | None = None
         self.waits = AnalystWaits()

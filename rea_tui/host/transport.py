@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, suppress
 from subprocess import PIPE
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.abc
@@ -569,12 +569,25 @@ class StdioProcess(AbstractAsyncContextManager[Streams]):
                     reader.close()
 
 
+class MessageGate(Protocol):
+    """A transport's say over the messages through a `TappedTransport` (see `http_transport.AuthProbeGate`)."""
+
+    def seen(self, message: SessionMessage) -> None:
+        """A message from the server, on its way to the session."""
+
+    def held(self, message: SessionMessage) -> SessionMessage | None:
+        """The reply the session gets instead of `message` going out, or None to send it."""
+
+
 class TappedTransport(AbstractAsyncContextManager[Streams]):
     """Wrap a transport so every message through it lands in the traffic log."""
 
-    def __init__(self, inner: AbstractAsyncContextManager[Any], traffic: TrafficLog) -> None:
+    def __init__(
+        self, inner: AbstractAsyncContextManager[Any], traffic: TrafficLog, gate: MessageGate | None = None
+    ) -> None:
         self._inner = inner
         self._traffic = traffic
+        self._gate = gate
         self._tg: anyio.abc.TaskGroup | None = None
         self._streams: list[Any] = []
 
@@ -595,6 +608,8 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
                 async for item in source:
                     if not isinstance(item, Exception):
                         self._traffic.record_message("in", to_wire(item))
+                        if self._gate is not None:
+                            self._gate.seen(item)
                     else:
                         self._traffic.record_garbage("in", f"{type(item).__name__}: {item}")
                     await sink.send(item)
@@ -603,6 +618,11 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
         async with source:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                 async for message in source:
+                    reply = self._gate.held(message) if self._gate is not None else None
+                    if reply is not None:
+                        self._traffic.record_event("held", f"not sent: {_method_of(message)}")
+                        await self._streams[0].send(reply)
+                        continue
                     self._traffic.record_message("out", to_wire(message))
                     await sink.send(message)
 
@@ -618,3 +638,7 @@ class TappedTransport(AbstractAsyncContextManager[Streams]):
         with suppress(Exception):
             await self._tg.__aexit__(None, None, None)
         await self._inner.__aexit__(exc_type, exc, tb)
+
+
+def _method_of(message: SessionMessage) -> str:
+    return str(getattr(message.message, "method", ""))

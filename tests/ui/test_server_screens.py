@@ -154,6 +154,24 @@ async def test_a_server_that_needs_oauth_says_so_and_f9_signs_in_and_reconnects(
         assert entry.outcome == "ok", entry.error
 
 
+async def test_f9_with_no_browser_says_so_and_shows_the_url(
+    protected_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    monkeypatch.setenv("BROWSER", "/nonexistent/browser")
+    # webbrowser reads $BROWSER once per process: forget what an earlier test's sign-in registered.
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    app = make_app([ServerSpec(name="protected", transport="http", url=protected_url)])
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await wait_for(pilot, lambda: "Press f9 to sign in" in screen_text(app), "the sign-in hint")
+        await pilot.press("f9")
+        await wait_for(pilot, lambda: "No browser was found" in screen_text(app), "no browser said", 30)
+        assert "/authorize?" in screen_text(app) and "Your browser was sent here" not in screen_text(app)
+
+
 async def test_an_input_variable_is_asked_in_a_dialog_before_its_server_starts(tmp_path: Path) -> None:
     from rea_tui.host import DeferredInputs, Session
     from rea_tui.host.config import parse_config

@@ -145,10 +145,15 @@ async def _login(args: argparse.Namespace, out: Output, spec: ServerSpec) -> int
         how = "Open this URL to sign in" if args.no_browser else "Opening the browser to sign in; if it does not open"
         out.error(f"{safe(spec.name)}: {how}:\n  {safe(url, URL_LIMIT)}")
 
+    async def no_browser(url: str) -> None:
+        how = "no browser was found (or it could not be opened); open this URL to sign in"
+        out.error(f"{safe(spec.name)}: {how}:\n  {safe(url, URL_LIMIT)}")
+
     try:
         result = await login(
             spec,
             on_url=show,
+            on_no_browser=no_browser,
             open_browser=not args.no_browser,
             timeout=args.login_timeout,
             connect_timeout=args.timeout,
@@ -160,7 +165,7 @@ async def _login(args: argparse.Namespace, out: Output, spec: ServerSpec) -> int
     if args.json:
         out.json({"authorizations": result.authorizations, **status.to_json()})
         return ExitCode.OK
-    if not status.signed_in:
+    if not result.kept:
         say(f"{safe(spec.name)} did not ask for authorization; nothing to sign in to")
         return ExitCode.OK
     say(f"signed in to {safe(spec.name)}: scope {safe(status.scope or '(none)')}, {_expires(status.expires_at)}")

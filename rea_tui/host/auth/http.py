@@ -48,7 +48,8 @@ class HttpAuth:
 
         spec = self._spec
         settings = settings_for(spec)
-        storage = storage_for(spec, self._store)
+        staged = self._login.storage if self._login is not None else None
+        storage = staged or storage_for(spec, self._store)
         if settings.grant_type == "client_credentials":
             return HostClientCredentialsProvider(
                 spec.name, spec.url, settings, storage, status=self._status, traffic=self._traffic

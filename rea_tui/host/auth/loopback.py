@@ -4,13 +4,17 @@ A one-shot HTTP listener on 127.0.0.1 (an ephemeral port unless one is
 configured) that receives the authorization server's redirect to
 `http://127.0.0.1:PORT/callback?code=...&state=...`, answers the browser with
 a short page and hands the parameters to the SDK's OAuth flow. Any other path
-gets a 404 and the listener keeps waiting; it closes after the first callback.
+gets a 404 and the listener keeps waiting. A callback whose `state` is not
+the one of the sign-in under way (`expect_state`) is refused (400, a page
+saying so) and the listener keeps waiting for the right one: a page on
+another site cannot end or hijack the sign-in by calling the listener.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
@@ -28,7 +32,9 @@ _PAGE = (
 
 
 class AuthorizationDenied(AuthorizationRequired):
-    """The authorization server redirected back with an error instead of a code."""
+    """The authorization server redirected back with an error instead of a code (`error`, e.g. invalid_scope)."""
+
+    error = ""
 
 
 class LoopbackRedirect:
@@ -40,6 +46,10 @@ class LoopbackRedirect:
         self._port = port
         self._server: asyncio.Server | None = None
         self._result: asyncio.Future[dict[str, str]] | None = None
+        # The state of the authorization request under way (None: not known, every callback counts).
+        self._state: str | None = None
+        # Callbacks refused for a wrong state, for the caller to report.
+        self.refused = 0
 
     @property
     def port(self) -> int:
@@ -72,6 +82,11 @@ class LoopbackRedirect:
         if self._result is not None and not self._result.done():
             self._result.cancel()
 
+    def expect_state(self, authorization_url: str) -> None:
+        """The sign-in under way sent this URL: only a callback with its `state` completes it."""
+        state = parse_qs(urlsplit(authorization_url).query).get("state")
+        self._state = state[0] if state else None
+
     async def wait(self, timeout: float) -> AuthorizationCodeResult:
         """The redirect's code, state and issuer; raises AuthorizationRequired on an error or a timeout."""
         from mcp.shared.auth import AuthorizationCodeResult
@@ -87,10 +102,12 @@ class LoopbackRedirect:
             ) from None
         if "error" in params:
             detail = params.get("error_description", "")
-            raise AuthorizationDenied(
+            denied = AuthorizationDenied(
                 self._server_name,
                 reason=f"the authorization server answered {params['error']}" + (f": {detail}" if detail else ""),
             )
+            denied.error = params["error"]
+            raise denied
         if not params.get("code"):
             raise AuthorizationDenied(self._server_name, reason="the redirect carried no authorization code")
         return AuthorizationCodeResult(code=params["code"], state=params.get("state"), iss=params.get("iss"))
@@ -108,6 +125,11 @@ class LoopbackRedirect:
             await self._answer(writer, "404 Not Found", "Not found", "This is rea-tui's sign-in listener.")
             return
         params = {k: v[0] for k, v in parse_qs(target.query).items()}
+        if self._state is not None and not secrets.compare_digest(params.get("state", ""), self._state):
+            self.refused += 1
+            text = "This request does not belong to the sign-in under way, so it was refused. rea-tui is still waiting."
+            await self._answer(writer, "400 Bad Request", "Sign-in request refused", text)
+            return
         if "error" in params:
             await self._answer(writer, "200 OK", "Sign-in failed", "The authorization server refused. Back to rea-tui.")
         else:

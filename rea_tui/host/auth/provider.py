@@ -19,7 +19,15 @@ added here (`_HostPolicy`):
   configured `issuer`); a metadata URL elsewhere is not fetched (the flow sees
   a 404 and tries the next one).
 - A stored token whose server answers 401 is refreshed once before anything
-  else; a stored token's expiry survives restarts.
+  else; a stored token's expiry survives restarts. A refresh the authorization
+  server refuses (400/401) is not tried again: its tokens are dropped from the
+  store (and a registration it calls `invalid_client`).
+- A client registered while signing in is registered for the scope the server
+  asked for in its last 403 too (`wanted_scope`), not only the one its 401
+  names: an authorization server that binds scope at registration refuses
+  anything more at the authorization endpoint.
+- The authorization URL's `state` is given to the loopback listener, which
+  refuses a callback with another one.
 - Step-up sign-ins are limited (`MAX_STEP_UPS`) so a server that never
   accepts a scope cannot loop the browser.
 - A pre-registered client (`clientId`/`clientSecret`) is used as configured;
@@ -59,6 +67,8 @@ DEFAULT_LOGIN_TIMEOUT = 300.0
 CLIENT_NAME = "rea-tui"
 # A redirect URI for connections that never sign in (the SDK's metadata needs one).
 UNUSED_REDIRECT = "http://127.0.0.1/callback"
+# How long a browser command may take to say it failed; one still running after that counts as opened.
+BROWSER_VERDICT_SECONDS = 2.0
 
 UrlHandler = Callable[[str], Awaitable[None]]
 
@@ -76,6 +86,10 @@ class Login:
     on_url: UrlHandler | None = None
     open_browser: bool = True
     timeout: float = DEFAULT_LOGIN_TIMEOUT
+    # Where the sign-in keeps what it gets (a staged copy that `login` commits once it succeeded).
+    storage: ServerTokenStorage | None = None
+    # Awaited instead of `on_url` when no browser could be opened (none found, or its command failed).
+    on_no_browser: UrlHandler | None = None
     # Filled in as the flow runs, for the caller to report.
     authorizations: int = 0
     browser_opened: bool | None = None
@@ -117,6 +131,7 @@ class _HostPolicy:
         *,
         signs_in: bool,
         issuer: str | None = None,
+        pre_registered: bool = False,
     ) -> None:
         self._server = server
         # Whether this connection may sign in (a Login, or the unattended client credentials grant).
@@ -128,6 +143,9 @@ class _HostPolicy:
         self._traffic = traffic
         self._step_ups = 0
         self._last_status = 0
+        # The authorization server refused this connection's refresh: it is not tried again.
+        self._refresh_refused = False
+        self._pre_registered = pre_registered
         # Why a sign-in failed on this connection: it is not tried again (one browser round per failure).
         self._failed: str | None = None
 
@@ -162,14 +180,18 @@ class _HostPolicy:
             try:
                 outgoing = await inner.__anext__()
                 while True:
-                    if outgoing is not request and self._is_registration(outgoing) and self._login is None:
-                        self._refused("no usable token is held; sign in with `rea-tui auth login`")
-                        outcome = "refused"
-                        break
+                    if outgoing is not request and self._is_registration(outgoing):
+                        if self._login is None:
+                            self._refused("no usable token is held; sign in with `rea-tui auth login`")
+                            outcome = "refused"
+                            break
+                        outgoing = self._registration_for_wanted_scope(outgoing)
                     if outgoing is not request and not self._may_fetch(outgoing):
                         outgoing = await inner.asend(self._not_fetched(outgoing))
                         continue
                     response = yield outgoing
+                    if outgoing is not request and _is_refresh(outgoing):
+                        await self._after_refresh(response)
                     if outgoing is request:
                         self._last_status = response.status_code
                         if response.status_code == 401 and not refreshed and self._refresh_possible(request):
@@ -228,8 +250,42 @@ class _HostPolicy:
     def _is_registration(self, outgoing: httpx2.Request) -> bool:
         return outgoing.method == "POST" and self.context.client_info is None
 
+    def _registration_for_wanted_scope(self, outgoing: httpx2.Request) -> httpx2.Request:
+        """Register for the scope the server asked for too (step-up), not only the one its 401 names.
+
+        An authorization server that binds scope at registration refuses anything more at the
+        authorization endpoint (`invalid_scope`), so the client is registered for the union.
+        """
+        wanted = self._storage.record().wanted_scope
+        metadata = self.context.client_metadata
+        if not wanted or metadata.scope == union_scopes(metadata.scope, wanted):
+            return outgoing
+        metadata.scope = union_scopes(metadata.scope, wanted)
+        body = metadata.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return httpx2.Request("POST", outgoing.url, json=body, headers={"Content-Type": "application/json"})
+
     def _refresh_possible(self, request: httpx2.Request) -> bool:
-        return "Authorization" in request.headers and self.context.can_refresh_token()
+        return "Authorization" in request.headers and self.context.can_refresh_token() and not self._refresh_refused
+
+    async def _after_refresh(self, response: httpx2.Response) -> None:
+        """A refresh the authorization server refused is not tried again, by this connection or the next.
+
+        Its tokens are dead (a restarted in-memory server, a revoked grant): they are dropped from the
+        store, and a registration it no longer knows (`invalid_client`) too, so the next sign-in
+        registers again. A server error (5xx) says nothing about the tokens: they are kept.
+        """
+        if response.status_code not in (400, 401):
+            return
+        self._refresh_refused = True
+        try:
+            await response.aread()
+            error = response.json().get("error")
+        except (httpx2.HTTPError, ValueError, AttributeError):
+            error = None
+        dropped: dict[str, Any] = {"tokens": None, "expires_at": None}
+        if error == "invalid_client" and not self._pre_registered:
+            dropped["client_info"] = None
+        self._storage.update(**dropped)
 
     def _remember_challenge(self, response: httpx2.Response) -> None:
         """A 403 naming more scope: ask for it at the next sign-in."""
@@ -265,6 +321,11 @@ def _asks_for_sign_in(response: httpx2.Response) -> bool:
     from mcp.client.auth.utils import extract_field_from_www_auth
 
     return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+
+
+def _is_refresh(outgoing: httpx2.Request) -> bool:
+    """A token request of the refresh grant (the SDK sends it form-encoded)."""
+    return outgoing.method == "POST" and b"grant_type=refresh_token" in (outgoing.content or b"")
 
 
 def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
@@ -312,7 +373,16 @@ class HostOAuthProvider(_HostPolicy, OAuthClientProvider):
         context.pick_method = settings.pre_registered and settings.token_endpoint_auth_method is None
         self.context = context
         self._settings = settings
-        self._setup_policy(server, storage, login, status, traffic, signs_in=login is not None, issuer=settings.issuer)
+        self._setup_policy(
+            server,
+            storage,
+            login,
+            status,
+            traffic,
+            signs_in=login is not None,
+            issuer=settings.issuer,
+            pre_registered=settings.pre_registered,
+        )
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -340,11 +410,35 @@ class HostOAuthProvider(_HostPolicy, OAuthClientProvider):
         login = self._login
         if login is None:  # pragma: no cover - guarded by _perform_authorization_code_grant
             raise _SignInNeeded("this connection may not sign in")
+        if self._redirect is not None:
+            self._redirect.expect_state(url)
+        if login.open_browser and not await self._try_browser(url):
+            login.browser_opened = False
+            handler = login.on_no_browser or login.on_url
+            if handler is not None:
+                await handler(url)
+            return
         if login.on_url is not None:
             await login.on_url(url)
-        if login.open_browser:
-            # webbrowser may wait for the browser command to exit ($BROWSER): run it beside the redirect wait.
-            self._browser = asyncio.ensure_future(asyncio.to_thread(webbrowser.open, url))
+
+    async def _try_browser(self, url: str) -> bool:
+        """Open `url` in a browser; False at once when none can be found or its command fails.
+
+        webbrowser may wait for the browser command to exit ($BROWSER): after BROWSER_VERDICT_SECONDS
+        it runs on beside the redirect wait, counted as opened.
+        """
+        try:
+            webbrowser.get()
+        except webbrowser.Error:
+            return False
+        self._browser = asyncio.ensure_future(asyncio.to_thread(webbrowser.open, url))
+        done, _ = await asyncio.wait({self._browser}, timeout=BROWSER_VERDICT_SECONDS)
+        if not done:
+            return True
+        try:
+            return bool(self._browser.result())
+        except Exception:
+            return False
 
     async def _await_redirect(self) -> AuthorizationCodeResult:
         assert self._redirect is not None and self._login is not None
@@ -384,4 +478,6 @@ class HostClientCredentialsProvider(_HostPolicy, ClientCredentialsOAuthProvider)
                 issuer=settings.issuer,
             )
         # The unattended grant signs in by itself: it discovers, within the same origins.
-        self._setup_policy(server, storage, None, status, traffic, signs_in=True, issuer=settings.issuer)
+        self._setup_policy(
+            server, storage, None, status, traffic, signs_in=True, issuer=settings.issuer, pre_registered=True
+        )

@@ -283,3 +283,25 @@ def kept_sign_ins(folder: Path | None = None) -> KeptSignIns:
         if isinstance(server, str) and record_name(server) == path.stem:
             urls.append(server)
     return KeptSignIns(tuple(urls), frozenset(in_keyring))
+
+
+class StagedTokenStorage(ServerTokenStorage):
+    """A sign-in's working copy of a server's record: read from the store once, written back only by `commit`.
+
+    `auth login` works on one, so a sign-in that fails (refused, timed out, a scope the
+    authorization server will not grant) leaves the stored token and registration as they were.
+    """
+
+    def __init__(self, store: TokenStore, key: str) -> None:
+        super().__init__(store, key)
+        self._record = store.load(key)
+
+    def record(self) -> AuthRecord:
+        return AuthRecord(**self._record.__dict__)
+
+    def update(self, **changes: Any) -> None:
+        for name, value in changes.items():
+            setattr(self._record, name, value)
+
+    def commit(self) -> None:
+        self.store.save(self.key, self._record)

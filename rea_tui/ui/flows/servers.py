@@ -286,8 +286,17 @@ class ServerFlow(Flow):
         async def show(url: str) -> None:
             dialog.show_url(url)
 
+        async def no_browser(url: str) -> None:
+            dialog.show_url(url, browser_found=False)
+
         try:
-            result = await login(spec, on_url=show, timeout=SIGN_IN_TIMEOUT, connect_timeout=self.session.timeout)
+            result = await login(
+                spec,
+                on_url=show,
+                on_no_browser=no_browser,
+                timeout=SIGN_IN_TIMEOUT,
+                connect_timeout=self.session.timeout,
+            )
         except HostError as exc:
             dialog.failed(exc.describe())
             return

@@ -45,10 +45,12 @@ class SignInScreen(ModalScreen[None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="sign-in-close-button")
 
-    def show_url(self, url: str) -> None:
+    def show_url(self, url: str, *, browser_found: bool = True) -> None:
         if not self.is_mounted:
             return
         status = Text("Your browser was sent here; if it did not open, open it yourself:", style="bold")
+        if not browser_found:
+            status = Text("No browser was found (or it could not be opened); open this URL yourself:", style="bold")
         self.query_one("#sign-in-status", Static).update(status)
         self.query_one("#sign-in-url", Static).update(highlighted_url(url))
 
