@@ -30,6 +30,7 @@ from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, 
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
+from rea_tui.server.providers.go_functions import GOPCLNTAB, read_go_functions
 from rea_tui.server.stored_bytes import UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
@@ -84,6 +85,7 @@ class LiefDocument:
         self.read_note: str | None = None
         """What of the file was not read (a sparse file's hole), when something was not."""
         self.frame_note: str | None = None
+        self.go_note: str | None = None
         """Why `.eh_frame`'s FDEs could not be read, when they were needed and could not be."""
         self.code_note: str | None = None
         """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
@@ -189,6 +191,17 @@ class LiefDocument:
                 if executable(address) and not any(lo <= address < hi for lo, hi in stubs):
                     names.setdefault(address, set())  # an FDE is a procedure even without a name
                     sizes.setdefault(address, size)
+        go_section = binary.get_section(GOPCLNTAB) if self._kind == "ELF" and binary.has_section(GOPCLNTAB) else None
+        if go_section is not None:
+            text = binary.get_section(".text") if binary.has_section(".text") else None
+            go = read_go_functions(bytes(go_section.content), int(text.virtual_address) if text is not None else 0)
+            self.go_note = go.error
+            for function in go.functions:
+                if executable(function.address):
+                    # A stripped Go binary's names are in its function table; its size runs to the next
+                    # function (alignment padding included), a symbol's exact size wins where there is one.
+                    names[function.address].add(clean_name(function.name))
+                    sizes.setdefault(function.address, function.size)
         symbols = _symbols(binary, self._kind)
         if self._kind == "ELF":
             func_types = (lief.ELF.Symbol.TYPE.FUNC, lief.ELF.Symbol.TYPE.GNU_IFUNC)
@@ -227,7 +240,8 @@ class LiefDocument:
     @property
     def not_decoded(self) -> list[str]:
         """What of the document the server could not decode: unsupported code, a truncated file, unwind records."""
-        return [note for note in (self.code_note, self.truncation_note, self.frame_note) if note is not None]
+        notes = (self.code_note, self.truncation_note, self.frame_note, self.go_note)
+        return [note for note in notes if note is not None]
 
     @staticmethod
     def _has_frame_table(binary: Any) -> bool:
