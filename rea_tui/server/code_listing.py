@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from rea_tui.server.code_references import (
     MAX_PROCEDURE_BYTES,
+    BaseTracker,
     PageTracker,
     SlotTarget,
     branch_target,
@@ -28,7 +29,7 @@ from rea_tui.server.code_references import (
     procedure_end,
     rip_target,
 )
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import FoundString
 from rea_tui.server.text_forms import hex_address
@@ -168,6 +169,13 @@ def listing(
         pages = PageTracker()
         for insn in decoded[: offset + len(page)]:
             address = pages.feed(insn.mnemonic, insn.op_str)
+            if address is not None:
+                completed[insn.address] = address
+    # i386 position-independent code reaches data through a base register (the GOT's address).
+    elif mode is not None and mode == i386_mode():
+        based = BaseTracker(read)
+        for insn in decoded[: offset + len(page)]:
+            address = based.feed(insn.address, insn.size, insn.mnemonic, insn.op_str)
             if address is not None:
                 completed[insn.address] = address
     instructions: list[dict[str, Any]] = []

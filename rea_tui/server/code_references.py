@@ -10,6 +10,10 @@ procedure, or the end of its code section) and four kinds of reference are kept:
   `mov rax, qword ptr [rip + 0x...]`), resolved to its absolute address;
 - `page_relative`: an AArch64 `adrp` page completed by an `add` or a load or
   store offset from that register (`adrp x0, #0x1000; add x0, x0, #0x5f0`),
+- `base_relative`: i386 position-independent code's base register: a call to a
+  `get_pc_thunk` puts its return address in a register, an `add` makes it the
+  GOT's address, and an operand at an offset from it names the target
+  (`lea eax, [ebx - 0x1ff8]`),
   kept at the completing instruction;
 - `immediate`: an absolute address used as one (an absolute memory operand,
   or an immediate moved or pushed), kept only when it falls inside the
@@ -32,11 +36,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
-ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "immediate"]
+ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "base_relative", "immediate"]
 
 MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 """Longest span decoded as one procedure; a record without a size ends at the next one."""
@@ -144,6 +148,76 @@ class PageTracker:
         return completed
 
 
+# `mov REG, dword ptr [esp]; ret`: an i386 get_pc_thunk, by its bytes (a stripped binary has no name for it).
+# The ModRM byte names the register the return address goes to.
+_THUNK_REGISTER: Final = {0x04: "eax", 0x0C: "ecx", 0x14: "edx", 0x1C: "ebx", 0x2C: "ebp", 0x34: "esi", 0x3C: "edi"}
+_BASE_ADD = re.compile(r"^(e[a-z]{2}), (0x[0-9a-f]+|\d+)$")
+_BASE_MEMORY = re.compile(r"\[(e[a-z]{2}) ([+-]) (0x[0-9a-f]+|\d+)\]")
+_CALLER_SAVED_I386: Final = frozenset({"eax", "ecx", "edx"})
+_I386_FLOW_ENDS: Final = frozenset({"ret", "jmp"})
+_I386_READS_FIRST: Final = ("cmp", "test", "push", "call", "j", "st")
+"""i386 mnemonics (by prefix) whose first operand is read, not written."""
+_WORD: Final = 0xFFFF_FFFF
+
+
+def thunk_register(read: Callable[[int, int], bytes], target: int) -> str | None:
+    """The register an i386 get_pc_thunk at `target` loads, or None when the code there is not one."""
+    code = read(target, 4)
+    if len(code) == 4 and code[0] == 0x8B and code[2] == 0x24 and code[3] == 0xC3:
+        return _THUNK_REGISTER.get(code[1])
+    return None
+
+
+class BaseTracker:
+    """i386 position-independent code: a register holding a known address (the GOT's, after a get_pc_thunk
+    call and an `add`), and the addresses operands at an offset from it name. One procedure's code.
+
+    A compiler sets the base once, in a callee-saved register, for the whole procedure: code after a `ret`
+    or `jmp` (reached by a branch from the body) still has it, though the epilogue before restored the
+    register. So the base last set is the procedure's, and each new path starts from it."""
+
+    def __init__(self, read: Callable[[int, int], bytes]) -> None:
+        self._read = read
+        self._bases: dict[str, int] = {}
+        self._thunks: dict[int, str | None] = {}
+        self._procedure_base: tuple[str, int] | None = None
+
+    def feed(self, address: int, size: int, mnemonic: str, operands: str) -> int | None:
+        """The address an operand of this instruction names through a known base, if any."""
+        bases = self._bases
+        if mnemonic == "call":
+            target = int(operands, 16) if operands.startswith("0x") else None
+            self._bases = {reg: value for reg, value in bases.items() if reg not in _CALLER_SAVED_I386}
+            if target is not None:
+                if target not in self._thunks:
+                    self._thunks[target] = thunk_register(self._read, target)
+                register = self._thunks[target]
+                if register is not None:
+                    self._bases[register] = address + size  # the thunk returns its own return address
+                    self._procedure_base = (register, address + size)
+            return None
+        if mnemonic == "add":
+            added = _BASE_ADD.match(operands)
+            if added is not None and added.group(1) in bases:
+                register = added.group(1)
+                bases[register] = (bases[register] + int(added.group(2), 0)) & _WORD
+                if self._procedure_base is not None and self._procedure_base[0] == register:
+                    self._procedure_base = (register, bases[register])
+                return None
+        named: int | None = None
+        memory = _BASE_MEMORY.search(operands)
+        if memory is not None and memory.group(1) in bases:
+            offset = int(memory.group(3), 0)
+            named = (bases[memory.group(1)] + (offset if memory.group(2) == "+" else -offset)) & _WORD
+        if mnemonic in _I386_FLOW_ENDS:
+            bases.clear()
+            if self._procedure_base is not None:
+                bases[self._procedure_base[0]] = self._procedure_base[1]
+        elif not mnemonic.startswith(_I386_READS_FIRST):
+            bases.pop(operands.split(", ", 1)[0], None)  # the destination is overwritten
+        return named
+
+
 class _Ranges:
     """Sorted, non-overlapping `[start, end)` ranges with a membership test by bisection."""
 
@@ -229,12 +303,16 @@ class ReferenceIndex:
         self.decoded_instructions = 0
         self._paged = False
         """Whether the code is AArch64, whose addresses `adrp` builds in two steps."""
+        self._based = False
+        """Whether the code is i386, whose position-independent code reaches data through a base register."""
         self.stubs: dict[int, SlotTarget] = {}
         """PLT stub address -> the function it reaches."""
         found: list[CodeReference] = []
         if mode is not None:
             md = decoder(mode)
             self._paged = mode == arm64_mode()
+            self._based = mode == i386_mode()
+            self._read = read
             self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
@@ -277,6 +355,7 @@ class ReferenceIndex:
         while offset < len(code) and restarts <= MAX_DECODE_RESTARTS:
             reached = offset
             pages = PageTracker() if self._paged else None
+            based = BaseTracker(self._read) if self._based else None
             for address, size, mnemonic, operands in disasm_lite(code[offset:], start + offset):
                 reached = address + size - start
                 self.decoded_instructions += 1
@@ -284,6 +363,11 @@ class ReferenceIndex:
                     paged = pages.feed(mnemonic, operands)
                     if paged is not None:
                         out.append(CodeReference(address, position, paged, "page_relative"))
+                        continue
+                if based is not None:
+                    through_base = based.feed(address, size, mnemonic, operands)
+                    if through_base is not None:
+                        out.append(CodeReference(address, position, through_base, "base_relative"))
                         continue
                 if "0x" not in operands and "rip" not in operands:
                     continue

@@ -31,6 +31,13 @@ def arm64_mode() -> CapstoneMode:
     return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
 
 
+def i386_mode() -> CapstoneMode:
+    """32-bit x86."""
+    import capstone
+
+    return capstone.CS_ARCH_X86, capstone.CS_MODE_32
+
+
 def thumb_mode() -> CapstoneMode:
     """32-bit ARM's Thumb (and Thumb-2) instruction set."""
     import capstone

@@ -211,6 +211,11 @@ def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
     searched: dict[str, Any] = {"code": "direct calls and jumps, RIP-relative and absolute operands (capstone)"}
     if doc.backend.arch == "ARM64":
         searched["code"] = "direct calls and jumps, adrp pages completed by add, load or store (capstone)"
+    elif doc.backend.arch == "X86" and doc.backend.bits == 32:
+        searched["code"] = (
+            "direct calls and jumps, absolute operands, and operands at an offset from the base register a "
+            "get_pc_thunk call and an add set (position-independent code; capstone)"
+        )
     if doc.backend.code_note is not None:
         searched["code"] = None
         searched["code_not_searched"] = doc.backend.code_note
