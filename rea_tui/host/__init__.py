@@ -198,6 +198,9 @@ _EXPORTS: dict[str, str] = {
     "NoteChanged": "notes",
     "ID_INITIALS": "notes",
     "ServerCatalogs": "catalog",
+    # tools excluded for an invalid x-mcp-header (2026-07-28)
+    "exclusion_warning": "catalog",
+    "ListingNeedsSdk": "tool_headers",
     # the traffic log
     "TrafficEntry": "traffic",
     "TrafficLog": "traffic",
@@ -277,6 +280,8 @@ if TYPE_CHECKING:
     from rea_tui.host.auth.signin import needs_authorization as needs_authorization
     from rea_tui.host.auth.store import has_stored_sign_in as has_stored_sign_in
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
+    from rea_tui.host.catalog import exclusion_warning as exclusion_warning
+    from rea_tui.host.tool_headers import ListingNeedsSdk as ListingNeedsSdk
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
     from rea_tui.host.completion import CompletionPage as CompletionPage

@@ -212,6 +212,7 @@ async def body(context: Context, hosted: HostedServer) -> int:
         EvidenceLedger,
         check_against_schema,
         concerned_argument,
+        exclusion_warning,
         find_candidate,
         pin,
         run_tool_call,
@@ -227,6 +228,10 @@ async def body(context: Context, hosted: HostedServer) -> int:
     # Only the tools are listed (not prompts or resources), and always afresh: the approval shows what the
     # server declares now; a kept listing could show a tool as read-only that has since become destructive.
     await hosted.catalogs.tools.refresh()
+    excluded = hosted.catalogs.tools.excluded_named(args.tool)
+    if excluded is not None:
+        out.error(f"not sent: {exclusion_warning(excluded)}")
+        return ExitCode.USAGE
     tool = hosted.catalogs.tools.get(args.tool)
     arguments = build_arguments(args, tool)
     if tool is not None:
