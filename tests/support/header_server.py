@@ -1,5 +1,6 @@
 """A FastMCP server over streamable HTTP whose tools carry `x-mcp-header` annotations (SEP-2243).
 
+`python -m tests.support.header_server stdio` serves over stdio;
 `python -m tests.support.header_server PORT RECORD` serves on 127.0.0.1:PORT and appends one JSON
 line per POST to RECORD: the JSON-RPC method, the tool name of a `tools/call`, and every `mcp-*`
 header received (lower-cased, as the server read them). `route` has valid annotations on a string,
@@ -92,6 +93,9 @@ class Recorder:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["stdio"]:
+        server.run(show_banner=False)
+        return
     import uvicorn
 
     port, record = int(sys.argv[1]), sys.argv[2]
