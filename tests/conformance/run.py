@@ -23,7 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-SCENARIO_TIMEOUT_MS = 30_000
+# A scenario runs several rea-tui commands (each a Python start); on a busy machine 30 s was too short.
+SCENARIO_TIMEOUT_MS = 60_000
 WORKERS = 2
 
 
