@@ -98,13 +98,17 @@ def test_both_paths_mirror_annotated_arguments_into_the_same_param_headers(serve
         (call,) = server.calls()
         assert call["name"] == "route" and call["headers"]["mcp-name"] == "route"
         sent.append(param_headers(call))
-    assert sent[0] == sent[1] == {
-        "mcp-param-region": "eu-west",
-        "mcp-param-priority": "3",
-        "mcp-param-verbose": "true",
-        # Non-ASCII goes as the SDK's base64 sentinel; `query` has no annotation and is not mirrored.
-        "mcp-param-label": encode_header_value(NON_ASCII),
-    }
+    assert (
+        sent[0]
+        == sent[1]
+        == {
+            "mcp-param-region": "eu-west",
+            "mcp-param-priority": "3",
+            "mcp-param-verbose": "true",
+            # Non-ASCII goes as the SDK's base64 sentinel; `query` has no annotation and is not mirrored.
+            "mcp-param-label": encode_header_value(NON_ASCII),
+        }
+    )
     assert sent[0]["mcp-param-label"].startswith("=?base64?")
 
 
@@ -180,8 +184,14 @@ def test_the_catalog_screens_every_entry_point() -> None:
     from rea_tui.host.sdk_loader import load_sdk
 
     load_sdk()
-    bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}}
-    good = {"name": "good", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "x-mcp-header": "S"}}}}
+    bad = {
+        "name": "bad",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}},
+    }
+    good = {
+        "name": "good",
+        "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "x-mcp-header": "S"}}},
+    }
 
     class Listing:
         modern = True
