@@ -232,3 +232,36 @@ def test_the_lean_paths_do_not_import_the_sdk_to_check() -> None:
     code = "import sys, rea_tui.host.catalog; print('mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_session_refuses_an_excluded_tool_by_name_and_logs_why() -> None:
+    """The TUI's (and a replay's) calls go through `Session.call_tool`: an excluded tool gets an entry, not a call."""
+    import asyncio
+
+    from rea_tui.host import ServerSpec, Session
+
+    spec = ServerSpec(
+        name="hdr",
+        transport="stdio",
+        command=PYTHON,
+        args=("-m", "tests.support.header_server", "stdio"),
+        cwd=str(REPO),
+        protocol="2026-07-28",
+    )
+
+    async def scenario() -> None:
+        session = Session([spec], timeout=30.0, remember_protocols=False)
+        try:
+            hosted = await session.connect("hdr")
+            assert session.tool("hdr", "bad_score") is None and session.tool("hdr", "route") is not None
+            entry = await session.call_tool("hdr", "bad_score", {"score": 1.5}, approval="test")
+            assert entry.outcome == "failed"
+            assert (entry.error or "").startswith("not sent: tool bad_score excluded: invalid x-mcp-header")
+            traffic = hosted.connection.traffic
+            assert traffic.requests_sent("tools/call") == []
+            warned = [e for e in traffic.entries() if e.method == "tools/excluded"]
+            assert len(warned) == 1
+        finally:
+            await session.close()
+
+    asyncio.run(scenario())
