@@ -103,13 +103,14 @@ def lean_stdio_client(context: Context) -> LeanStdio | None:
 
 
 async def _run_stdio(context: Context, lean: LeanStdio) -> int | None:
-    from rea_tui.host import LeanStdioFallback
+    from rea_tui.host import LeanStdioFallback, ListingNeedsSdk
 
     try:
         await lean.start()
         # The body lists first (a fallback is still possible: nothing is printed before the list is in).
         return await _bodies()[context.args.command](context, cast("HostedServer", _LeanHosted(lean)))
-    except LeanStdioFallback:
+    except (LeanStdioFallback, ListingNeedsSdk):
+        # ListingNeedsSdk: tools with x-mcp-header annotations, which only the SDK's rules check.
         return None
     finally:
         await lean.close()
@@ -126,7 +127,7 @@ class _LeanHosted:
 
 
 async def _run(context: Context, lean: LeanHttp) -> int | None:
-    from rea_tui.host import HostError, LeanFallback
+    from rea_tui.host import HostError, LeanFallback, ListingNeedsSdk
 
     command = context.args.command
     if command == "call":
@@ -143,6 +144,8 @@ async def _run(context: Context, lean: LeanHttp) -> int | None:
         except LeanFallback:
             return None
         return await _bodies()[command](context, cast("HostedServer", _LeanHosted(lean)))
+    except ListingNeedsSdk:
+        return None  # raised by the listing, before any call: the full path checks the annotations
     except HostError as exc:
         return report_host_error(context, exc)
     finally:

@@ -199,6 +199,9 @@ _EXPORTS: dict[str, str] = {
     "NoteChanged": "notes",
     "ID_INITIALS": "notes",
     "ServerCatalogs": "catalog",
+    # tools excluded for an invalid x-mcp-header (2026-07-28)
+    "exclusion_warning": "catalog",
+    "ListingNeedsSdk": "tool_headers",
     # the traffic log
     "TrafficEntry": "traffic",
     "TrafficLog": "traffic",
@@ -280,6 +283,7 @@ if TYPE_CHECKING:
     from rea_tui.host.auth.store import has_stored_sign_in as has_stored_sign_in
     from rea_tui.host.auth.store import kept_sign_ins as kept_sign_ins
     from rea_tui.host.catalog import ServerCatalogs as ServerCatalogs
+    from rea_tui.host.catalog import exclusion_warning as exclusion_warning
     from rea_tui.host.completion import CompletionFailure as CompletionFailure
     from rea_tui.host.completion import CompletionLog as CompletionLog
     from rea_tui.host.completion import CompletionPage as CompletionPage
@@ -440,6 +444,7 @@ if TYPE_CHECKING:
     from rea_tui.host.tasks import task_support as task_support
     from rea_tui.host.tool_call import run_tool_call as run_tool_call
     from rea_tui.host.tool_completion import tool_completion_refs as tool_completion_refs
+    from rea_tui.host.tool_headers import ListingNeedsSdk as ListingNeedsSdk
     from rea_tui.host.traffic import TrafficEntry as TrafficEntry
     from rea_tui.host.traffic import TrafficLog as TrafficLog
     from rea_tui.host.transcript import TRANSCRIPT_SUFFIX as TRANSCRIPT_SUFFIX

@@ -23,6 +23,8 @@ from rea_tui.host.models import (
     parse_resource_template,
     parse_tool,
 )
+from rea_tui.host.safe_text import sanitize_line
+from rea_tui.host.tool_headers import ExcludedTool, ListingNeedsSdk, screen_tools
 
 if TYPE_CHECKING:
     from rea_tui.host.connection import Connection
@@ -32,6 +34,9 @@ ItemT = TypeVar("ItemT")
 
 # A list at least this long is parsed off the event loop (see Catalog.refresh).
 PARSE_OFF_LOOP_FROM = 500
+# How much of an excluded tool's name and of the reason (which quotes the server's schema) is shown.
+NAME_LIMIT = 200
+REASON_LIMIT = 400
 
 
 class Catalog(Generic[ItemT]):
@@ -97,18 +102,56 @@ class PromptCatalog(Catalog[Prompt]):
 
 
 class ToolCatalog(Catalog[Tool]):
+    """The tools, less those a 2026-07-28 client must exclude (`tool_headers`: the one check of every listing)."""
+
     method, key, capability = "tools/list", "tools", "tools"
 
     def __init__(self, connection: Connection) -> None:
         super().__init__(connection, parse_tool)
+        # Left out of the last listing (invalid `x-mcp-header`): never listed, refused by name.
+        self.excluded: list[ExcludedTool] = []
+
+    def seed(self, raw: list[Any]) -> None:
+        """As `Catalog.seed`, screened as 2026-07-28 (the only revision early lists are read from);
+        a preview the host cannot check yet (the SDK is still loading) is not shown."""
+        if self.loaded:
+            return
+        try:
+            kept, excluded = screen_tools(raw, modern=True)
+        except ListingNeedsSdk:
+            return
+        self._keep(kept, excluded)
+
+    def _take(self, raw: list[Any]) -> None:
+        self._keep(*screen_tools(raw, modern=self.connection.modern))
+
+    def _keep(self, kept: list[Any], excluded: list[ExcludedTool]) -> None:
+        super()._take(kept)
+        self.excluded = excluded
+        traffic = getattr(self.connection, "traffic", None)  # the lean clients keep no traffic log
+        if traffic is not None:
+            for tool in excluded:
+                traffic.record_event("tools/excluded", exclusion_warning(tool))
 
     def get(self, name: str) -> Tool | None:
         """By the name shown, or the name as the server sent it (a script may give either)."""
         return next((t for t in self.items if name in (t.name, t.wire)), None)
 
+    def excluded_named(self, name: str) -> ExcludedTool | None:
+        """The excluded tool of this name (as sent, or as shown), if the last listing left it out."""
+        return next((t for t in self.excluded if name in (t.wire_name, sanitize_line(t.wire_name))), None)
+
     @property
     def names(self) -> list[str]:
         return [t.name for t in self.items]
+
+
+def exclusion_warning(tool: ExcludedTool) -> str:
+    """What the analyst is told of an excluded tool (display-safe: the name and reason quote the server)."""
+    return (
+        f"tool {sanitize_line(tool.wire_name, NAME_LIMIT)} excluded: invalid x-mcp-header "
+        f"({sanitize_line(tool.reason, REASON_LIMIT)}); it cannot be called"
+    )
 
 
 class ResourceCatalog(Catalog[Resource]):

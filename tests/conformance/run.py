@@ -23,7 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-SCENARIO_TIMEOUT_MS = 30_000
+# A scenario runs several rea-tui commands (each a Python start); on a busy machine 30 s was too short.
+SCENARIO_TIMEOUT_MS = 60_000
 WORKERS = 2
 
 
@@ -56,7 +57,8 @@ def suite_command(folder: Path) -> list[str]:
 
 def list_scenarios(suite: list[str]) -> list[tuple[str, list[str]]]:
     text = subprocess.run([*suite, "list"], capture_output=True, text=True, check=True).stdout
-    section = text.split("Client scenarios", 1)[1]
+    # The client section ends where the next one begins (the suite also lists authorization server scenarios).
+    section = text.split("Client scenarios", 1)[1].split("\n\n", 1)[0]
     return [(m.group(1), m.group(2).split(",")) for m in re.finditer(r"^\s+- (\S+) \[([^\]]*)\]", section, re.M)]
 
 

@@ -212,6 +212,7 @@ async def body(context: Context, hosted: HostedServer) -> int:
         EvidenceLedger,
         check_against_schema,
         concerned_argument,
+        exclusion_warning,
         find_candidate,
         pin,
         run_tool_call,
@@ -229,6 +230,10 @@ async def body(context: Context, hosted: HostedServer) -> int:
     # session keeps a listing only while the server announces its changes and announced none (as the TUI).
     if context.live is None or not hosted.catalogs.tools.kept_current():
         await hosted.catalogs.tools.refresh()
+    excluded = hosted.catalogs.tools.excluded_named(args.tool)
+    if excluded is not None:
+        out.error(f"not sent: {exclusion_warning(excluded)}")
+        return ExitCode.USAGE
     tool = hosted.catalogs.tools.get(args.tool)
     arguments = build_arguments(args, tool)
     if tool is not None:

@@ -26,11 +26,13 @@ def describe_annotations(annotations: dict[str, Any]) -> str:
 
 
 async def body(context: Context, hosted: HostedServer) -> int:
-    from rea_tui.host import sanitize
+    from rea_tui.host import exclusion_warning, sanitize
 
     out = context.out
     await hosted.catalogs.tools.refresh()
     tools = hosted.catalogs.tools.items
+    for excluded in hosted.catalogs.tools.excluded:
+        out.note(f"warning: {exclusion_warning(excluded)}")
     if context.args.json:
         out.json({"tools": [tool_json(t) for t in tools]})
         return ExitCode.OK
