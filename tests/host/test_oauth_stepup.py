@@ -224,3 +224,25 @@ async def test_a_401_on_the_probe_is_authorization_needed_and_no_legacy_handshak
     rea("auth", "login", "--url", url).expect(0)
     assert "scopes=mcp" in rea("call", "whoami", "--yes", "--url", url).expect(0).out
     assert "POST /mcp initialize" not in handshake_refusing.requests()
+
+
+def test_a_client_registered_with_another_authorization_server_is_not_presented_to_this_one(
+    server: OAuthServer,
+) -> None:
+    """SEP-2352: credentials are bound to the issuer that registered them; another one gets a new client."""
+    rea("auth", "login", "--url", server.url).expect(0)
+    kept = json.loads(record_file().read_text())
+    issuer = kept["client_info"]["issuer"]
+    assert issuer.rstrip("/") == server.url.rsplit("/mcp", 1)[0]
+    # As if the server's resource metadata had named another authorization server when this client registered.
+    previous = kept["client_info"]["client_id"]
+    kept["client_info"]["issuer"] = "https://previous-authorization-server.example"
+    del kept["tokens"]
+    record_file().write_text(json.dumps(kept))
+    registrations = server.count("POST /register")
+
+    rea("auth", "login", "--url", server.url).expect(0)
+    assert server.count("POST /register") == registrations + 1
+    stored = json.loads(record_file().read_text())["client_info"]
+    assert stored["client_id"] != previous and stored["issuer"] == issuer
+    assert "scopes=mcp" in rea("call", "whoami", "--yes", "--url", server.url).expect(0).out
