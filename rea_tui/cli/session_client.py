@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 # Exit codes, as `rea_tui.cli.exit_codes` has them (not imported: this path stays small).
 OK: Final = 0
+USAGE: Final = 2
 UNAVAILABLE: Final = 3
 INTERRUPTED: Final = 130
 
@@ -102,6 +103,56 @@ def exchange(path: str, request: bytes, stdout: IO[str] | None = None, stderr: I
         return UNAVAILABLE
     except KeyboardInterrupt:
         return INTERRUPTED
+
+
+def attach(path: str) -> int:
+    """Open the session's TUI on this terminal (`rea-tui session attach`); the TUI's exit code.
+
+    The host runs the TUI on this terminal (named by its device path); this process only waits, relays
+    the terminal's size changes, and prints what the host says before the TUI starts (why it could not).
+    """
+    import signal
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write("rea-tui: session attach needs a terminal (stdin and stdout)\n")
+        return USAGE
+    try:
+        sock = connect(path)
+    except SessionUnreachable as exc:
+        sys.stderr.write(f'rea-tui: {exc}; unset {SESSION_ENV} or start one: eval "$(rea-tui session start)"\n')
+        return UNAVAILABLE
+    request = wire.encode(
+        "attach",
+        tty=os.ttyname(sys.stdin.fileno()),
+        term=os.environ.get("TERM", "")[: wire.ANSWER_LIMIT],
+        colorterm=os.environ.get("COLORTERM", "")[: wire.ANSWER_LIMIT],
+    )
+    previous = signal.signal(signal.SIGWINCH, lambda _signum, _frame: sock.sendall(wire.encode("resize")))
+    try:
+        with sock, sock.makefile("rb") as incoming:
+            sock.sendall(request)
+            while True:
+                line = incoming.readline(wire.LINE_LIMIT + 1)
+                if not line:
+                    sys.stderr.write("rea-tui: the session ended\n")
+                    return UNAVAILABLE
+                message = wire.decode(line, wire.REPLIES)
+                if message["type"] == "exit":
+                    return int(message["code"])
+                if message["type"] in ("out", "err"):
+                    stream = sys.stdout if message["type"] == "out" else sys.stderr
+                    stream.write(shown(message["text"]))
+                    stream.flush()
+    except wire.WireError as exc:
+        sys.stderr.write(f"rea-tui: the session sent something this rea-tui does not understand ({exc})\n")
+        return UNAVAILABLE
+    except OSError as exc:
+        sys.stderr.write(f"rea-tui: the connection to the session broke ({exc})\n")
+        return UNAVAILABLE
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    finally:
+        signal.signal(signal.SIGWINCH, previous)
 
 
 def shown(text: str) -> str:

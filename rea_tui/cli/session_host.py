@@ -5,7 +5,8 @@ process session with the resolved servers on stdin (pickled by the parent
 rea-tui, its own pipe), and waits for one JSON line on the ready pipe: the
 socket's path, or why the host could not start. The host connects the
 servers, serves command lines (`rea_tui.cli.session_wire`) one at a time
-through `LiveSession`, and ends on `stop`, SIGTERM/SIGINT/SIGHUP, when none
+through `LiveSession`, runs the TUI on the terminal of `session attach`
+(`rea_tui.ui.attached`), and ends on `stop`, SIGTERM/SIGINT/SIGHUP, when none
 of its servers is left, or after `idle` seconds with no command. Its
 transcript is written a line at a time, flushed (`TranscriptWriter`), so a
 kill loses no line already written.
@@ -34,6 +35,7 @@ from rea_tui.cli.session_place import bind_private, peer_allowed, sessions_folde
 
 if TYPE_CHECKING:
     from rea_tui.host import HostEvent, ServerSpec, Session
+    from rea_tui.ui.app import ReaApp
 
 # How often the host looks whether it is idle or has lost its last server.
 WATCH_SECONDS: Final = 0.5
@@ -41,6 +43,8 @@ WATCH_SECONDS: Final = 0.5
 CHUNK_CHARACTERS: Final = 256 * 1024
 # Server states that still count as the session having that server.
 LIVE_STATES: Final = frozenset({"ready", "connecting"})
+# How long an attached TUI may take to leave (and restore its terminal) when the session ends under it.
+DETACH_SECONDS: Final = 10.0
 
 
 class RelayedStream(io.TextIOBase):
@@ -102,6 +106,9 @@ class SessionHost:
         self.stopping = asyncio.Event()
         self.refused = 0
         self._server: asyncio.Server | None = None
+        # The TUI attached to this session (`rea-tui session attach`), while it runs; at most one.
+        self.attached: ReaApp | None = None
+        self._detached = asyncio.Event()
 
     async def listen(self) -> None:
         sock = bind_private(self.socket_path)
@@ -111,6 +118,11 @@ class SessionHost:
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        if self.attached is not None:
+            # The session ends under an attached TUI: it leaves first, so its terminal is given back whole.
+            self.attached.exit()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._detached.wait(), DETACH_SECONDS)
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
 
@@ -160,6 +172,8 @@ class SessionHost:
             out.note(f"rea-tui: session {os.getpid()} stopped")
             writer.write(wire.encode("exit", code=int(ExitCode.OK)))
             self.stopping.set()
+        elif kind == "attach":
+            writer.write(wire.encode("exit", code=await self.attach(request, reader, out) & 0xFF))
         elif kind == "run":
             code = await self.run(request, reader, writer, out)
             writer.write(wire.encode("local") if code is None else wire.encode("exit", code=int(code) & 0xFF))
@@ -171,6 +185,50 @@ class SessionHost:
     ) -> int | None:
         questions = RelayedQuestions(reader, writer, bool(request["stdin_tty"]))
         return await self.live.execute(list(request["argv"]), out, questions, cwd=request["cwd"])
+
+    async def attach(self, request: dict[str, Any], reader: asyncio.StreamReader, out: Output) -> int:
+        """The TUI on this session, on the attaching command's terminal, until it quits or that command ends."""
+        from rea_tui.ui.attached import NotATerminal, attached_app, on_terminal, open_terminal
+        from rea_tui.ui.settings import SettingsError
+
+        if self.attached is not None:
+            out.error("rea-tui: this session is open in a TUI already; quit that one first")
+            return ExitCode.UNAVAILABLE
+        try:
+            terminal = open_terminal(request["tty"])
+        except NotATerminal as exc:
+            out.error(f"rea-tui: cannot attach: {exc}")
+            return ExitCode.UNAVAILABLE
+        try:
+            app = attached_app(self.session, term=request["term"], colorterm=request["colorterm"])
+        except SettingsError as error:
+            os.close(terminal)
+            out.error(f"rea-tui: {error}")
+            return ExitCode.USAGE
+        self.attached = app
+        self._detached.clear()
+        follow = asyncio.create_task(self.follow_terminal(reader, app))
+        try:
+            with on_terminal(terminal):
+                await app.run_async()
+        finally:
+            follow.cancel()
+            os.close(terminal)
+            self.attached = None
+            self._detached.set()
+        return app.return_code or 0
+
+    async def follow_terminal(self, reader: asyncio.StreamReader, app: ReaApp) -> None:
+        """Relay the attaching terminal's size changes; when that command is gone, the TUI leaves."""
+        while True:
+            line = await reader.readline()
+            if not line:
+                app.exit()
+                return
+            with contextlib.suppress(wire.WireError):
+                wire.decode(line, {"resize": wire.REQUESTS["resize"]})
+                # Textual's driver reads the new size from the terminal when it gets SIGWINCH.
+                os.kill(os.getpid(), signal.SIGWINCH)
 
     def status(self) -> dict[str, Any]:
         return {

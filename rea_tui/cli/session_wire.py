@@ -1,7 +1,8 @@
 """The wire between a CLI command and a warm session's background host: line-delimited JSON.
 
 One JSON object a line, both ways. The client sends one request (`run` a
-command line, `status`, `stop`) and, when asked, an `answer`; the host writes
+command line, `status`, `stop`, `attach` the TUI to its terminal) and, when
+asked, an `answer` (while attached: a `resize` when its terminal's size changes); the host writes
 the command's output as `out`/`err` messages, may send one `ask` at a time,
 and ends with `exit` (or `local`: not a session command, the client runs it
 itself, one-shot). Every message is checked here, by both ends, against the
@@ -34,6 +35,8 @@ REQUESTS: Final[dict[str, dict[str, type]]] = {
     "answer": {"text": str},
     "status": {"json": bool},
     "stop": {},
+    "attach": {"tty": str, "term": str, "colorterm": str},
+    "resize": {},
 }
 REPLIES: Final[dict[str, dict[str, type]]] = {
     "out": {"text": str},
@@ -89,6 +92,11 @@ def _check_values(kind: str, message: dict[str, Any]) -> None:
             raise WireError("run: argv over the size limit")
         if not message["cwd"].startswith("/") or "\0" in message["cwd"]:
             raise WireError("run: cwd must be an absolute path")
+    elif kind == "attach":
+        if not message["tty"].startswith("/dev/") or "\0" in message["tty"]:
+            raise WireError("attach: tty must be a terminal device under /dev")
+        if any(len(message[name]) > ANSWER_LIMIT for name in ("term", "colorterm")):
+            raise WireError("attach: term over the size limit")
     elif kind == "answer" and len(message["text"]) > ANSWER_LIMIT:
         raise WireError("answer: over the size limit")
     elif kind == "exit" and message["code"] not in EXIT_CODE_RANGE:

@@ -106,9 +106,13 @@ class ReaApp(App[int]):
         settings: AppSettings | None = None,
         replay: ReplayPlan | None = None,
         offline: bool = False,
+        attached: bool = False,
     ) -> None:
+        """`attached`: the session is a warm session's (`rea-tui session attach`), which owns the signals and
+        outlives this TUI: quitting leaves it running."""
         super().__init__()
         self.session = session
+        self.attached = attached
         self.settings = settings or AppSettings.load()
         self.screenshot_folder = Path.cwd()
         # Nothing is configured: the main screen offers the servers of other clients' configs (f12).
@@ -124,6 +128,8 @@ class ReaApp(App[int]):
         return self.main
 
     def on_mount(self) -> None:
+        if self.attached:
+            return
         # Killed or hung up: leave as ctrl+q does (servers closed, session end recorded, terminal restored).
         loop = asyncio.get_running_loop()
         for signum in ENDING_SIGNALS:
@@ -131,6 +137,10 @@ class ReaApp(App[int]):
                 loop.add_signal_handler(signum, self._ended_by_signal, signum)
 
     def on_unmount(self) -> None:
+        if self.attached:
+            # However it leaves (ctrl+q, its terminal gone, the session ending), the session goes on without it.
+            self.main.detach()
+            return
         loop = asyncio.get_running_loop()
         for signum in ENDING_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -259,7 +269,10 @@ class ReaApp(App[int]):
         return True
 
     async def action_quit(self) -> None:
-        await self._end_session()
+        if self.attached:
+            self.main.calls.cancel_all()
+        else:
+            await self._end_session()
         self.exit(0)
 
     async def _end_session(self) -> None:
@@ -287,6 +300,7 @@ def create_app(
     settings: AppSettings | None = None,
     replay: ReplayPlan | None = None,
     offline: bool = False,
+    attached: bool = False,
 ) -> ReaApp:
-    """The app factory used by `rea-tui`, the tests and the screenshot script."""
-    return ReaApp(session, settings=settings, replay=replay, offline=offline)
+    """The app factory used by `rea-tui`, `rea-tui session attach`, the tests and the screenshot script."""
+    return ReaApp(session, settings=settings, replay=replay, offline=offline, attached=attached)

@@ -503,3 +503,111 @@ def test_a_usage_error_in_a_warm_session_prints_a_json_error(warm: Callable[...,
         data = run.json()
         assert data["rea"] == {"exitCode": 2, "kind": "UsageError"} and message in data["error"]["message"]
         assert message in run.err
+
+
+# The screen of an attached TUI, as the attaching terminal sees it (CSI sequences taken out).
+CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+ATTACH_COLUMNS, ATTACH_LINES = 160, 48
+ATTACH_SECONDS = 90.0
+CTRL_Q = b"\x11"
+# Textual leaves the alternate screen as it gives the terminal back.
+LEFT_ALTERNATE_SCREEN = "\x1b[?1049l"
+
+
+class AttachedTerminal:
+    """`rea-tui session attach` on a pseudo-terminal of its own (its controlling terminal), read as a person would."""
+
+    def __init__(self, session: str) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        self.master, terminal = os.openpty()
+        fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", ATTACH_LINES, ATTACH_COLUMNS, 0, 0))
+        env = {**os.environ, SESSION_ENV: session, "TERM": "xterm-256color"}
+
+        def controlling_terminal() -> None:
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.process = subprocess.Popen(
+            [*rea_command(), "session", "attach"],
+            stdin=terminal,
+            stdout=terminal,
+            stderr=terminal,
+            cwd=REPO,
+            env=env,
+            preexec_fn=controlling_terminal,
+        )
+        os.close(terminal)
+        self.raw = ""
+
+    @property
+    def text(self) -> str:
+        return CSI.sub("", self.raw)
+
+    def read_until(self, condition: Callable[[], bool], seconds: float = ATTACH_SECONDS) -> None:
+        import select
+
+        deadline = time.monotonic() + seconds
+        while not condition():
+            assert time.monotonic() < deadline, f"not seen in {seconds:g} s: {self.text[-800:]!r}"
+            if select.select([self.master], [], [], 0.1)[0]:
+                try:
+                    self.raw += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:  # the other end closed: nothing more will come
+                    return
+
+    def wait(self) -> int:
+        self.read_until(lambda: self.process.poll() is not None)
+        return self.process.wait(timeout=10)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        os.close(self.master)
+
+
+def test_session_attach_opens_the_tui_on_the_same_live_session(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    token = rea("call", "--json", "start", "--yes", session=session).expect(0).json()["structuredContent"]["result"]
+    attached = AttachedTerminal(session)
+    try:
+        # The same server, already up (not started again), and the same ledger: the shell's call is listed.
+        attached.read_until(lambda: "Evidence (1)" in attached.text and " ready" in attached.text)
+        assert "start" in attached.text
+        # A call from the shell while the TUI is open shows in it at once.
+        rea("call", "step", f"session={token}", "--yes", session=session).expect(0)
+        attached.read_until(lambda: "Evidence (2)" in attached.text)
+        os.write(attached.master, CTRL_Q)
+        assert attached.wait() == 0
+        assert LEFT_ALTERNATE_SCREEN in attached.raw
+    finally:
+        attached.close()
+    # Quitting the TUI left the session running, with the server's state and the ledger as they were.
+    third = rea("call", "--json", "step", f"session={token}", "--yes", session=session).expect(0).json()
+    assert third["structuredContent"]["result"] == f"session {token}: step 2"
+    assert third["rea"]["evidence"] == "E3"
+    assert status(session)["commands"] == 3
+
+
+def test_a_session_ending_under_an_attached_tui_gives_the_terminal_back(warm: Callable[..., str]) -> None:
+    session = warm(*STATEFUL)
+    attached = AttachedTerminal(session)
+    try:
+        attached.read_until(lambda: " ready" in attached.text)
+        # One TUI at a time: a second attach is refused, and says why; without a terminal there is none.
+        second = AttachedTerminal(session)
+        try:
+            assert second.wait() == 3
+            assert "open in a TUI already" in second.text
+        finally:
+            second.close()
+        assert rea("session", "attach", session=session).expect(2).err.endswith("needs a terminal (stdin and stdout)\n")
+        rea("session", "stop", session=session).expect(0)
+        assert attached.wait() == 0
+        assert LEFT_ALTERNATE_SCREEN in attached.raw
+    finally:
+        attached.close()
+    assert wait_until(lambda: gone(host_pid(session)))

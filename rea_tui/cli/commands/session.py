@@ -1,9 +1,11 @@
-"""`rea-tui session start|status|stop`: a warm session for the shell, in the manner of ssh-agent.
+"""`rea-tui session start|status|attach|stop`: a warm session for the shell, in the manner of ssh-agent.
 
 `eval "$(rea-tui session start [server options])"` starts a background host
 (`rea_tui.cli.session_host`) that keeps the servers connected and sets
 REA_TUI_SESSION to its socket; every command run with it set goes through
-that session. `eval "$(rea-tui session stop)"` ends it and unsets the variable.
+that session. `rea-tui session attach` opens the TUI on the same live session
+(ctrl+q leaves it running). `eval "$(rea-tui session stop)"` ends it and
+unsets the variable.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ READY_LIMIT = 1024 * 1024
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "action",
-        choices=("start", "status", "stop"),
-        help="start one (prints the shell commands to eval), show the one in REA_TUI_SESSION, or end it",
+        choices=("start", "status", "attach", "stop"),
+        help="start one (prints the shell commands to eval), show the one in REA_TUI_SESSION, open the TUI on it"
+        " (quitting the TUI leaves the session running), or end it",
     )
     parser.add_argument(
         "--idle",
@@ -51,6 +54,10 @@ def run(context: Context) -> int:
         context.out.error('no warm session here: REA_TUI_SESSION is not set (eval "$(rea-tui session start)")')
         return ExitCode.UNAVAILABLE
     out = context.out
+    if action == "attach":
+        from rea_tui.cli.session_client import attach
+
+        return attach(path)
     if action == "status":
         code = exchange(path, wire.encode("status", json=bool(context.args.json)), out.stdout, out.stderr)
         return ExitCode.OK if code is None else code

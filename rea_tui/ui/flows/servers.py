@@ -34,7 +34,16 @@ from rea_tui.ui.widgets.sidebar import ServerTree
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from rea_tui.host import DiscoveredServer, HostedServer, HostEvent, InputSpec, Session, TrackedTask, TrustGate
+    from rea_tui.host import (
+        Connection,
+        DiscoveredServer,
+        HostedServer,
+        HostEvent,
+        InputSpec,
+        Session,
+        TrackedTask,
+        TrustGate,
+    )
     from rea_tui.ui.flows.dialogs import QuestionQueue
 
 Prefill = Callable[[str], "dict[str, Any] | None"]
@@ -90,6 +99,9 @@ class ServerFlow(Flow):
         # list_changed storms: what each server still has to refresh, and which servers are refreshing.
         self._stale: dict[str, dict[str, HostEvent]] = {}
         self._refreshing: set[str] = set()
+        # What `detach` undoes: subscriptions, and the handlers of servers that were up before this TUI.
+        self._unsubscribes: list[Callable[[], None]] = []
+        self._adopted: list[tuple[Connection, Any, Any]] = []
 
     @property
     def tree(self) -> ServerTree:
@@ -101,7 +113,7 @@ class ServerFlow(Flow):
 
         self.session.on_server_created = self._server_created
         self.session.ask_input = self._ask_input
-        self.session.events.subscribe(self._host_event)
+        self._unsubscribes.append(self.session.events.subscribe(self._host_event))
         for name in self.session.names:
             self.tree.set_server(name, "connecting")
         settle_heap(APP_STARTED)
@@ -111,7 +123,30 @@ class ServerFlow(Flow):
         # catalogs' pages come in; the hook runs in that thread, before the connection goes on.
         after_sdk_load(lambda: settle_heap(SDK_LOADED))
         for name in self.session.names:
-            self.connect(name)
+            hosted = self.session.hosted(name)
+            if hosted is not None and hosted.ready:
+                # A live session's server, up before this TUI (`rea-tui session attach`): used as it is.
+                self._adopt(hosted)
+                self.screen.post_message(ServerConnected(name))
+            else:
+                self.connect(name)
+
+    def _adopt(self, hosted: HostedServer) -> None:
+        connection = hosted.connection
+        self._adopted.append((connection, connection.elicitation_handler, connection.sampling_handler))
+        self._server_created(hosted)
+
+    def detach(self) -> None:
+        """Leave the session as it was before this TUI (an attached TUI quits; the session goes on)."""
+        self.close_questions()
+        self.session.on_server_created = None
+        self.session.ask_input = None
+        for unsubscribe in self._unsubscribes:
+            unsubscribe()
+        self._unsubscribes.clear()
+        for connection, elicitation, sampling in self._adopted:
+            connection.elicitation_handler, connection.sampling_handler = elicitation, sampling
+        self._adopted.clear()
 
     def _host_event(self, event: HostEvent) -> None:
         from rea_tui.host import LogMessageReceived, ResourceUpdated, at_least
@@ -137,7 +172,7 @@ class ServerFlow(Flow):
         if self.questions is None:
             self.questions = QuestionQueue(self.screen.app)
         install_interaction_handlers(self.questions, hosted.connection, self.session.recorder, self.prefill)
-        hosted.connection.tasks.subscribe(self._task_seen)
+        self._unsubscribes.append(hosted.connection.tasks.subscribe(self._task_seen))
 
     def close_questions(self) -> None:
         """The app is leaving: no further question's dialog is shown (each waiting one is declined)."""

@@ -146,7 +146,11 @@ class MainScreen(Screen[None]):
         self.query_one(ServerTree).focus()
         self.form_flow.attach(self.query_one(ArgumentForm))
         self.query_one(EvidencePane).border_subtitle = self._transcript_label()
-        self.session.ledger.subscribe(self._ledger_changed)
+        self._ledger_unsubscribe = self.session.ledger.subscribe(self._ledger_changed)
+        if self.session.ledger.entries:
+            # A live session's earlier work (`rea-tui session attach`): listed as it stands.
+            self._shown_entries.update(entry.id for entry in self.session.ledger.entries)
+            self.call_after_refresh(self.query_one(EvidencePane).refresh_list)
         if self.replay is not None and self.offline:
             self.replay.show_offline()
         self.servers.start_all()
@@ -156,6 +160,11 @@ class MainScreen(Screen[None]):
         untrusted = getattr(self.app, "untrusted_folder", None)
         if untrusted is not None and not self.offline:
             self.servers.offer_trust(untrusted)
+
+    def detach(self) -> None:
+        """An attached TUI quits: the live session goes on without this screen's listeners and dialogs."""
+        self._ledger_unsubscribe()
+        self.servers.detach()
 
     def _transcript_label(self) -> str:
         transcript = self.session.recorder.path
