@@ -59,6 +59,7 @@ from rea_tui.host.lean_wire import (
     LeanFallback,
     Reply,
 )
+from rea_tui.host.observers import hears_nothing
 from rea_tui.host.pagination import PAGE_LIMIT, all_pages
 from rea_tui.host.roots import Roots
 from rea_tui.host.waiting import AnalystWaits
@@ -106,6 +107,8 @@ class LeanHttp:
     @property
     def modern(self) -> bool:
         return False
+
+    subscribe = staticmethod(hears_nothing)
 
     def has_capability(self, name: str) -> bool:
         return isinstance(self.capabilities.get(name), dict)

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from rea_tui.host.config import ServerSpec
 from rea_tui.host.early_lists import MODERN_VERSION, EarlyRequests, request_meta
 from rea_tui.host.errors import HostError
+from rea_tui.host.observers import hears_nothing
 from rea_tui.host.pagination import PAGE_LIMIT
 from rea_tui.host.protocol_memory import ProtocolMemory
 from rea_tui.host.traffic import TrafficLog
@@ -55,6 +56,8 @@ class LeanStdio:
     @property
     def modern(self) -> bool:
         return self.protocol_version == MODERN_VERSION
+
+    subscribe = staticmethod(hears_nothing)
 
     def has_capability(self, name: str) -> bool:
         return isinstance(self.capabilities.get(name), dict)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 EventT = TypeVar("EventT")
 Listener = Callable[[EventT], None]
@@ -32,3 +32,9 @@ class Listeners(Generic[EventT]):
 
     def __len__(self) -> int:
         return len(self._listeners)
+
+
+def hears_nothing(_listener: Callable[[Any], None]) -> Unsubscribe:
+    """The `subscribe` of a publisher that never emits: a lean one-shot connection reads each list once,
+    so it follows no list_changed (the catalogs subscribe to mark themselves stale, as on a full one)."""
+    return lambda: None
