@@ -237,7 +237,7 @@ class LiveSession:
 
         rows = self.server_rows()
         if args.json:
-            out.json({"servers": rows})
+            out.json({"servers": [self.server_json(row) for row in rows]})
         else:
             for row in rows:
                 out.line(f"{sanitize(row['name'])}  ({row['transport']}: {sanitize(row['target'])})  {row['status']}")
@@ -249,6 +249,19 @@ class LiveSession:
                     out.line("  " + sanitize(row["error"]).replace("\n", "\n  "))
         ready = [row for row in rows if row["status"] == "ready"]
         return ExitCode.OK if ready else ExitCode.UNAVAILABLE
+
+    def server_json(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A server as `servers --json` prints it one-shot: its initialize result as sent, rea-tui's facts
+        under `rea`."""
+        from rea_tui.cli.commands.servers import initialize_result
+
+        facts = {key: row[key] for key in ("name", "transport", "target", "status")}
+        hosted = self.session.hosted(row["name"])
+        if hosted is not None and hosted.ready:
+            return {**initialize_result(hosted.connection), "rea": facts}
+        if "error" in row:
+            return {"error": {"message": row["error"]}, "rea": facts}
+        return {"rea": facts}
 
     def server_rows(self) -> list[dict[str, Any]]:
         rows = []

@@ -260,7 +260,7 @@ def test_each_clients_file_is_read_as_that_client_reads_it(clients: Clients) -> 
     }
     runs = c.many(*(("servers", "--no-connect", "--json", "--server", n) for n in targets))
     for (name, target), run in zip(targets.items(), runs, strict=True):
-        assert run.expect(0).json()["servers"][0]["target"] == target, name
+        assert run.expect(0).json()["servers"][0]["rea"]["target"] == target, name
 
     # HTTP entries: what reaches the listener.
     remote = ["cursor-remote", "windsurf-remote", "codex-remote", "cc-remote", "gemini-remote", "vscode-remote",

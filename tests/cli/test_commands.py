@@ -177,8 +177,10 @@ def test_servers_connects_and_reports() -> None:
     assert "sample-server 1.0.0, protocol" in human.out
     assert "capabilities: completions, prompts, resources, tools" in human.out
     [row] = machine.expect(0).json()["servers"]
-    assert row["status"] == "ok"
-    assert row["transport"] == "stdio"
+    # The initialize result as sent, rea-tui's own facts under `rea`.
+    assert row["rea"]["status"] == "ok"
+    assert row["rea"]["transport"] == "stdio"
+    assert set(row) == {"protocolVersion", "capabilities", "serverInfo", "instructions", "rea"}
     assert row["serverInfo"] == {"name": "sample-server", "version": "1.0.0"}
     assert row["protocolVersion"]
     assert {"prompts", "tools", "resources", "completions"} <= set(row["capabilities"])
@@ -208,7 +210,7 @@ def test_every_command_over_streamable_http(sample_http_url: str) -> None:
     assert resources.expect(0).json()["resourceTemplates"][0]["uriTemplate"] == TEMPLATE
     assert "The sample server's readme." in read.expect(0).out
     [row] = servers.expect(0).json()["servers"]
-    assert (row["transport"], row["status"], row["target"]) == ("http", "ok", sample_http_url)
+    assert (row["rea"]["transport"], row["rea"]["status"], row["rea"]["target"]) == ("http", "ok", sample_http_url)
     assert "s3cr3t-token" not in servers.out
     result = call.expect(0).json()
     assert result["rea"]["outcome"] == "ok"

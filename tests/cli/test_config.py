@@ -44,14 +44,15 @@ def test_mcp_servers_config_selection_and_servers_command(tmp_path: Path) -> Non
     assert "sample-server 1.0.0" in servers.out
     assert "raw-lint 0" in servers.out
     assert "cannot start" in servers.out
-    rows = {row["name"]: row for row in servers_json.expect(0).json()["servers"]}
+    rows = {row["rea"]["name"]: row for row in servers_json.expect(0).json()["servers"]}
     assert list(rows) == ["sample", "lint", "broken"]
-    assert rows["sample"]["status"] == "ok"
+    assert rows["sample"]["rea"]["status"] == "ok"
     assert rows["sample"]["serverInfo"]["name"] == "sample-server"
-    assert rows["lint"]["status"] == "ok"
+    assert rows["lint"]["rea"]["status"] == "ok"
     assert rows["lint"]["serverInfo"]["name"] == "raw-lint"
-    assert rows["broken"]["status"] == "error"
-    assert rows["broken"]["exitCode"] == 3
+    assert rows["broken"]["rea"]["status"] == "error"
+    assert rows["broken"]["rea"]["exitCode"] == 3
+    assert "cannot start" in rows["broken"]["error"]["message"]
 
 
 def test_vs_code_servers_config_with_http_and_stdio(tmp_path: Path, sample_http_url: str) -> None:
@@ -81,7 +82,7 @@ def test_vs_code_servers_config_with_http_and_stdio(tmp_path: Path, sample_http_
     assert "t0ken-value-123" not in tools.out + tools.err
     assert complete.expect(0).json()["completion"]["values"] == ["Helper", "Notes", "libsearch"]
     rows = servers.expect(0).json()["servers"]
-    assert [(r["name"], r["transport"], r["status"]) for r in rows] == [
+    assert [(r["rea"]["name"], r["rea"]["transport"], r["rea"]["status"]) for r in rows] == [
         ("web", "http", "ok"),
         ("local", "stdio", "ok"),
     ]
@@ -100,19 +101,19 @@ def test_config_look_up_order_and_bad_files(tmp_path: Path, isolated_user_dirs: 
     local_dir.mkdir()
 
     from_user = rea("servers", "--no-connect", "--json", cwd=local_dir).expect(0)
-    assert [r["name"] for r in from_user.json()["servers"]] == ["from-user"]
+    assert [r["rea"]["name"] for r in from_user.json()["servers"]] == ["from-user"]
 
     write_config(local_dir / ".rea-tui.json", {"mcpServers": {"from-project": raw_entry("lint")}})
     untrusted = rea("servers", "--no-connect", "--json", cwd=local_dir).expect(0)
-    assert [r["name"] for r in untrusted.json()["servers"]] == ["from-user"]
+    assert [r["rea"]["name"] for r in untrusted.json()["servers"]] == ["from-user"]
     assert "not used: .rea-tui.json (the folder is not trusted)" in untrusted.err
     rea("trust", "--yes", cwd=local_dir).expect(0)
     from_local = rea("servers", "--no-connect", "--json", cwd=local_dir).expect(0)
-    assert [r["name"] for r in from_local.json()["servers"]] == ["from-user", "from-project"]
+    assert [r["rea"]["name"] for r in from_local.json()["servers"]] == ["from-user", "from-project"]
 
     explicit = write_config(tmp_path / "explicit.json", {"mcpServers": {"explicit": sample_entry()}})
     chosen = rea("servers", "--no-connect", "--json", "--config", str(explicit), cwd=local_dir).expect(0)
-    assert [r["name"] for r in chosen.json()["servers"]] == ["explicit"]
+    assert [r["rea"]["name"] for r in chosen.json()["servers"]] == ["explicit"]
 
     # With a single configured server, a single-server command needs no --server.
     single = rea("prompts", "--json", "--config", str(explicit)).expect(0)

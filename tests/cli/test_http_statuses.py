@@ -33,7 +33,7 @@ def test_404_is_no_mcp_endpoint_and_5xx_a_server_error(sample_http_url: str, una
     assert f"no MCP endpoint at {wrong_path} (HTTP 404)" in missing.err
     assert "-32601" not in missing.err
     [row] = missing_json.expect(3).json()["servers"]
-    assert "HTTP 404" in row["error"] and row["exitCode"] == 3
+    assert "HTTP 404" in row["error"]["message"] and row["rea"]["exitCode"] == 3
     down.expect(3)
     assert f"server error at {unavailable_url}: HTTP 503" in down.err
     assert "-32603" not in down.err
@@ -41,4 +41,4 @@ def test_404_is_no_mcp_endpoint_and_5xx_a_server_error(sample_http_url: str, una
     listed.expect(3)
     assert "HTTP 503" in listed.out
     [row] = listed_json.expect(3).json()["servers"]
-    assert row["status"] == "error" and row["exitCode"] == 3
+    assert row["rea"]["status"] == "error" and row["rea"]["exitCode"] == 3

@@ -402,6 +402,10 @@ def test_prompts_completion_and_resources_run_in_the_session(warm: Callable[...,
     assert "steps:" in rendered.out and "echo" in rendered.out
     assert "sample://readme" in rea("resources", session=session).expect(0).out
     assert "The sample server's readme." in rea("read", "sample://readme", session=session).expect(0).out
+    # `servers --json` as one-shot prints it: the initialize result as sent, rea-tui's facts under `rea`.
+    [server] = rea("servers", "--json", session=session).expect(0).json()["servers"]
+    assert server["serverInfo"] == {"name": "sample-server", "version": "1.0.0"} and "capabilities" in server
+    assert server["rea"]["status"] == "ready"
     # The rendered workflow is in the session's transcript, as the TUI records it.
     workflows = read_transcript(Path(str(status(session)["transcript"]))).of_type("workflow")
     assert [w.get("prompt") for w in workflows] == ["review_code"]

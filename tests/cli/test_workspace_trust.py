@@ -155,7 +155,7 @@ def test_trust_lists_exactly_what_runs_and_then_only_that_runs(folder: HostileFo
     assert gemini and gemini[0]["Authorization"] == f"Bearer {SECRET}"
     # With no name, the trusted folder's own .rea-tui.json servers are configured (with the user's, none here).
     listed = rea("servers", "--no-connect", "--json", cwd=folder.root, env=ENV).expect(0).json()["servers"]
-    assert [r["name"] for r in listed] == ["rt-stdio", "rt-http"]
+    assert [r["rea"]["name"] for r in listed] == ["rt-stdio", "rt-http"]
 
     # A changed file is not trusted any more (the others still are).
     mcp = folder.root / ".mcp.json"
@@ -199,8 +199,8 @@ def test_the_users_own_config_keeps_a_name_the_folder_also_defines(
         for name in ("cc-stdio", "rt-stdio"):
             rea("prompts", "--server", name, cwd=folder.root, env=env).expect(0)
         listed = rea("servers", "--no-connect", "--json", cwd=folder.root, env=env).expect(0).json()["servers"]
-        assert [r["name"] for r in listed] == (["rt-stdio", "rt-http"] if trusted else ["rt-stdio"])
-        assert listed[0]["target"].endswith("-m tests.support.sample_server")
+        assert [r["rea"]["name"] for r in listed] == (["rt-stdio", "rt-http"] if trusted else ["rt-stdio"])
+        assert listed[0]["rea"]["target"].endswith("-m tests.support.sample_server")
     assert folder.marked() == []
 
 

@@ -50,7 +50,7 @@ def test_chosen_by_type_or_by_a_path_ending_in_sse(tmp_path: Path) -> None:
         assert "echo" in [t["name"] for t in tools.expect(0).json()["tools"]]
         assert "tools/list" in tools.trace_methods()
         [row] = servers.expect(0).json()["servers"]
-        assert row["transport"] == "sse" and row["status"] == "ok"
+        assert row["rea"]["transport"] == "sse" and row["rea"]["status"] == "ok"
         called = rea("call", "echo", "text=over sse", "--yes", "--url", url).expect(0)
         assert "over sse" in called.out
     finally:
