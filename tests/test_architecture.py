@@ -149,6 +149,15 @@ PRIVATE_OVERRIDES = {
     "front of every route of the aiohttp app it builds; textual-serve takes no middleware",
     "rea_tui.host.auth.provider.HostOAuthProvider._initialize": "mcp OAuthClientProvider: stored token expiry and "
     "redaction of tokens in the traffic log when the provider starts; the SDK has no public start hook",
+    # The host's sign-in policy, mixed in before the SDK's providers. The SDK's provider takes no policy
+    # (modelcontextprotocol/python-sdk#1368 asks for a less opinionated provider interface); until it does, the
+    # policy wraps these three of its steps.
+    "rea_tui.host.auth.provider._HostPolicy._initialize": "mcp OAuthClientProvider: as HostOAuthProvider._initialize",
+    "rea_tui.host.auth.provider._HostPolicy._auth_flow": "mcp OAuthClientProvider: a connection that may not sign "
+    "in follows no metadata URL, metadata only from trusted origins, one refresh, registration for the wanted "
+    "scope (python-sdk#1368)",
+    "rea_tui.host.auth.provider._HostPolicy._perform_authorization_code_grant": "mcp OAuthClientProvider: no "
+    "browser without a Login, step-ups counted, the wanted scope asked for (python-sdk#1368)",
 }
 
 
@@ -157,21 +166,29 @@ def rea_tui_modules() -> list[types.ModuleType]:
 
 
 def private_overrides(modules: list[types.ModuleType]) -> set[str]:
-    """`module.Class.method` for each method of rea-tui that a library class above it defines as private."""
+    """`module.Class.method` for each method of rea-tui that a library class after it in some class's MRO
+    defines as private: a subclass's own override, and a mixin's that takes effect only where it is mixed in
+    before the library class (as an OAuth policy mixed into the SDK's provider)."""
     found: set[str] = set()
     for module in modules:
         for cls in vars(module).values():
             if not isinstance(cls, type) or cls.__module__ != module.__name__:
                 continue
-            for name, value in vars(cls).items():
-                # `_x_` names are enum's documented hooks; dunders are the language's.
-                if not name.startswith("_") or name.startswith("__") or name.endswith("_"):
+            mro = cls.__mro__
+            for position, owner in enumerate(mro):
+                if not owner.__module__.startswith("rea_tui"):
                     continue
-                if not callable(value) and not isinstance(value, staticmethod | classmethod | property):
-                    continue
-                libraries = [b for b in cls.__mro__[1:] if not b.__module__.startswith("rea_tui") and b is not object]
-                if any(name in vars(base) for base in libraries):
-                    found.add(f"{cls.__module__}.{cls.__qualname__}.{name}")
+                libraries = [
+                    b for b in mro[position + 1 :] if not b.__module__.startswith("rea_tui") and b is not object
+                ]
+                for name, value in vars(owner).items():
+                    # `_x_` names are enum's documented hooks; dunders are the language's.
+                    if not name.startswith("_") or name.startswith("__") or name.endswith("_"):
+                        continue
+                    if not callable(value) and not isinstance(value, staticmethod | classmethod | property):
+                        continue
+                    if any(name in vars(base) for base in libraries):
+                        found.add(f"{owner.__module__}.{owner.__qualname__}.{name}")
     return found
 
 
