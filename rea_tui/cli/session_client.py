@@ -60,14 +60,28 @@ def relay(argv: list[str]) -> int | None:
     return exchange(path, request)
 
 
-def exchange(path: str, request: bytes, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int | None:
-    """Send one request and relay the host's messages until its `exit` (or `local`: None)."""
+def exchange(
+    path: str,
+    request: bytes,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    *,
+    relay_resizes: bool = False,
+) -> int | None:
+    """Send one request and relay the host's messages until its `exit` (or `local`: None).
+
+    `relay_resizes`: tell the host each time this terminal's size changes (an attached TUI).
+    """
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     try:
         sock = connect(path)
     except SessionUnreachable as exc:
         stderr.write(f'rea-tui: {exc}; unset {SESSION_ENV} or start one: eval "$(rea-tui session start)"\n')
         return UNAVAILABLE
+    if relay_resizes:
+        import signal
+
+        previous = signal.signal(signal.SIGWINCH, lambda _signum, _frame: sock.sendall(wire.encode("resize")))
     try:
         with sock, sock.makefile("rb") as incoming:
             sock.sendall(request)
@@ -103,6 +117,9 @@ def exchange(path: str, request: bytes, stdout: IO[str] | None = None, stderr: I
         return UNAVAILABLE
     except KeyboardInterrupt:
         return INTERRUPTED
+    finally:
+        if relay_resizes:
+            signal.signal(signal.SIGWINCH, previous)
 
 
 def attach(path: str) -> int:
@@ -111,48 +128,17 @@ def attach(path: str) -> int:
     The host runs the TUI on this terminal (named by its device path); this process only waits, relays
     the terminal's size changes, and prints what the host says before the TUI starts (why it could not).
     """
-    import signal
-
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         sys.stderr.write("rea-tui: session attach needs a terminal (stdin and stdout)\n")
         return USAGE
-    try:
-        sock = connect(path)
-    except SessionUnreachable as exc:
-        sys.stderr.write(f'rea-tui: {exc}; unset {SESSION_ENV} or start one: eval "$(rea-tui session start)"\n')
-        return UNAVAILABLE
     request = wire.encode(
         "attach",
         tty=os.ttyname(sys.stdin.fileno()),
         term=os.environ.get("TERM", "")[: wire.ANSWER_LIMIT],
         colorterm=os.environ.get("COLORTERM", "")[: wire.ANSWER_LIMIT],
     )
-    previous = signal.signal(signal.SIGWINCH, lambda _signum, _frame: sock.sendall(wire.encode("resize")))
-    try:
-        with sock, sock.makefile("rb") as incoming:
-            sock.sendall(request)
-            while True:
-                line = incoming.readline(wire.LINE_LIMIT + 1)
-                if not line:
-                    sys.stderr.write("rea-tui: the session ended\n")
-                    return UNAVAILABLE
-                message = wire.decode(line, wire.REPLIES)
-                if message["type"] == "exit":
-                    return int(message["code"])
-                if message["type"] in ("out", "err"):
-                    stream = sys.stdout if message["type"] == "out" else sys.stderr
-                    stream.write(shown(message["text"]))
-                    stream.flush()
-    except wire.WireError as exc:
-        sys.stderr.write(f"rea-tui: the session sent something this rea-tui does not understand ({exc})\n")
-        return UNAVAILABLE
-    except OSError as exc:
-        sys.stderr.write(f"rea-tui: the connection to the session broke ({exc})\n")
-        return UNAVAILABLE
-    except KeyboardInterrupt:
-        return INTERRUPTED
-    finally:
-        signal.signal(signal.SIGWINCH, previous)
+    code = exchange(path, request, relay_resizes=True)
+    return UNAVAILABLE if code is None else code
 
 
 def shown(text: str) -> str:
