@@ -32,7 +32,12 @@ from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
 from rea_tui.server.providers.go_functions import GOPCLNTAB, read_go_functions
-from rea_tui.server.providers.macho_functions import FUNCTION_STARTS, CodeSection, function_extents
+from rea_tui.server.providers.macho_functions import (
+    FUNCTION_STARTS,
+    CodeSection,
+    function_extents,
+    read_export_trie,
+)
 from rea_tui.server.providers.macho_slices import (
     CPU_SUBTYPE_MASK,
     FAT_ARCH_64,
@@ -52,13 +57,26 @@ from rea_tui.server.text_forms import hex_address
 lief.logging.disable()
 
 
-def clean_name(name: str) -> str:
-    """Names must encode as UTF-8 on the wire; LIEF may hand back lone surrogates."""
+def clean_name(name: str | bytes) -> str:
+    """Names must encode as UTF-8 on the wire; LIEF may hand back lone surrogates, or bytes where a
+    name is not UTF-8 (a damaged Mach-O's segment name)."""
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "backslashreplace")
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
     return name
+
+
+def name_of(item: Any, attribute: str = "name") -> str:
+    """A LIEF object's name as wire-safe text. LIEF's binding raises on a name that is not UTF-8 (a
+    damaged Mach-O's section, segment or symbol); the exception holds the raw bytes."""
+    try:
+        value = getattr(item, attribute)
+    except UnicodeDecodeError as exc:
+        return clean_name(bytes(exc.object))
+    return clean_name(value)
 
 
 @dataclass(slots=True)
@@ -103,6 +121,8 @@ class LiefDocument:
         """Why Go's function table could not be read whole, when it could not."""
         self.function_starts_note: str | None = None
         """What of a Mach-O's `LC_FUNCTION_STARTS` could not be read, when something could not."""
+        self.exports_note: str | None = None
+        """Where a Mach-O's exports trie stopped holding together, when it did."""
         self.slice_note: str | None = None
         """What is wrong with where a universal binary's header puts this slice, when something is."""
         self.code_note: str | None = None
@@ -148,7 +168,7 @@ class LiefDocument:
         if fat_slice is not None:
             self._check_slice_architecture(binary, fat_slice)
         libraries: list[Any] = list(binary.libraries)
-        self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
+        self.libraries = [clean_name(lib) if isinstance(lib, str) else name_of(lib) for lib in libraries]
         if self._kind == "ELF" and binary.has_interpreter:
             self.interpreter = clean_name(binary.interpreter)
         if self.disassembly_target() is None:
@@ -259,17 +279,16 @@ class LiefDocument:
             if self.arch in ("ARM", "ARM64"):
                 self._data_in_code = _data_by_mapping(symbols)
         elif self._kind == "MachO":
-            image_base = int(binary.imagebase)
             for sym in symbols:
-                if not sym.name:
-                    continue
-                address = int(sym.value)
-                if not address and sym.has_export_info:
-                    # A stripped binary keeps its exported names in the exports trie, which records
-                    # each as an offset from the Mach header (LIEF leaves the symbol's value 0).
-                    address = image_base + int(sym.export_info.address)
-                if address and address != image_base and executable(address):
-                    names[address].add(clean_name(sym.name))
+                name = name_of(sym)
+                if name and sym.value and executable(int(sym.value)):
+                    names[int(sym.value)].add(name)
+            # A stripped binary keeps its exported names in the exports trie, each as an offset from
+            # the Mach header; LIEF gives these symbols the value 0.
+            image_base = int(binary.imagebase)
+            for name, offset in self._exports(binary):
+                if name and executable(image_base + offset):
+                    names[image_base + offset].add(clean_name(name))
         elif self._kind == "PE":
             exported: list[Any] = list(binary.exported_functions)
             for fn in exported:
@@ -295,6 +314,7 @@ class LiefDocument:
             self.frame_note,
             self.go_note,
             self.function_starts_note,
+            self.exports_note,
         )
         return [note for note in notes if note is not None]
 
@@ -318,6 +338,21 @@ class LiefDocument:
         starts = function_extents(offsets, int(text.virtual_address), _code_sections(binary))
         self.function_starts_note = starts.error
         return list(starts.extents)
+
+    def _exports(self, binary: Any) -> list[tuple[str, int]]:
+        """`(name, offset from the Mach header)` of a Mach-O's exports, from the raw bytes of its exports
+        trie (`LC_DYLD_INFO` or `LC_DYLD_EXPORTS_TRIE`); where it does not hold together goes to `exports_note`."""
+        tries: list[bytes] = []
+        if binary.has_dyld_info:
+            tries.append(bytes(binary.dyld_info.export_trie))
+        if binary.has_dyld_exports_trie:
+            tries.append(bytes(binary.dyld_exports_trie.content))
+        exports: list[tuple[str, int]] = []
+        for trie in tries:
+            read = read_export_trie(trie)
+            exports.extend(read.exports)
+            self.exports_note = self.exports_note or read.error
+        return exports
 
     def _check_slice_architecture(self, binary: Any, fat_slice: FatSlice) -> None:
         """A slice whose own header names another architecture than the universal header does: said."""
@@ -376,7 +411,7 @@ class LiefDocument:
         raw_sections: list[Any] = list(binary.sections)[:256]
         for sec in raw_sections:
             entry: dict[str, Any] = {
-                "name": clean_name(sec.name),
+                "name": name_of(sec),
                 "address": hex_address(base + int(sec.virtual_address)),
                 "size": int(sec.size),
                 "offset": int(sec.offset),
@@ -389,7 +424,7 @@ class LiefDocument:
         if self._kind in ("ELF", "MachO"):
             raw_segments: list[Any] = list(binary.segments)[:128]
             for seg in raw_segments:
-                name = seg.name if self._kind == "MachO" else str(seg.type).rsplit(".", 1)[-1]
+                name = name_of(seg) if self._kind == "MachO" else str(seg.type).rsplit(".", 1)[-1]
                 segments.append(
                     {
                         "name": clean_name(name),
@@ -449,7 +484,7 @@ class LiefDocument:
         raw_sections: list[Any] = list(binary.sections)
         for sec in raw_sections:
             if _holds_data(self._kind, sec):
-                chosen.append(SectionBytes(clean_name(sec.name), base + int(sec.virtual_address), bytes(sec.content)))
+                chosen.append(SectionBytes(name_of(sec), base + int(sec.virtual_address), bytes(sec.content)))
         return chosen
 
     def absolute_ranges(self) -> list[tuple[int, int]]:
@@ -587,10 +622,11 @@ def _parse_slice(image: BinaryImage, fat_slice: FatSlice) -> Any:
 def _slice_error(path: str, fat_slice: FatSlice) -> str:
     if fat_slice.problem is not None and not fat_slice.readable:
         return fat_slice.problem
-    return (
+    failed = (
         f"LIEF could not parse slice {fat_slice.index} ({fat_slice.architecture}) of {os.path.basename(path)}: "
         f"{fat_slice.readable:,} bytes at offset 0x{fat_slice.offset:x}"
     )
+    return failed if fat_slice.problem is None else f"{failed}; {fat_slice.problem}"
 
 
 def _code_sections(binary: Any) -> list[CodeSection]:
@@ -598,12 +634,15 @@ def _code_sections(binary: Any) -> list[CodeSection]:
     flags = lief.MachO.Section.FLAGS
     sections: list[Any] = list(binary.sections)
     return [
-        CodeSection(clean_name(s.name), int(s.virtual_address), int(s.virtual_address) + int(s.size))
+        CodeSection(name_of(s), int(s.virtual_address), int(s.virtual_address) + int(s.size))
         for s in sections
         if int(s.size) and (s.has(flags.PURE_INSTRUCTIONS) or s.has(flags.SOME_INSTRUCTIONS))
     ]
 
 
+MACH_HEADER_BYTES = 28
+MACH_HEADER_64_BYTES = 32
+"""A Mach header's size (32- and 64-bit), after which its load commands start."""
 VM_PROT_EXECUTE = 4
 """A Mach-O segment's protection bit for executable pages."""
 
@@ -690,17 +729,22 @@ def _truncation(binary: Any, kind: str, file_size: int, slice_size: int | None =
         sections: list[Any] = list(binary.sections)
         for sec in sections:
             if sec.type != lief.ELF.Section.TYPE.NOBITS and int(sec.offset) + int(sec.size) > file_size:
-                past.append(f"section {clean_name(sec.name)}")
+                past.append(f"section {name_of(sec)}")
     elif kind == "PE":
         pe_sections: list[Any] = list(binary.sections)
         for sec in pe_sections:
             if int(sec.pointerto_raw_data) + int(sec.sizeof_raw_data) > file_size:
-                past.append(f"section {clean_name(sec.name)}")
+                past.append(f"section {name_of(sec)}")
     elif kind == "MachO":
+        header = binary.header
+        commands_end = (MACH_HEADER_64_BYTES if header.is_64bit else MACH_HEADER_BYTES) + int(header.sizeof_cmds)
+        if commands_end > file_size:
+            # LIEF drops load commands cut short, and with them every segment: name them, not just what survives.
+            past.append(f"load commands (to offset {hex_address(commands_end)})")
         macho_segments: list[Any] = list(binary.segments)
         for seg in macho_segments:
             if int(seg.file_offset) + int(seg.file_size) > file_size:
-                past.append(f"segment {clean_name(seg.name)}")
+                past.append(f"segment {name_of(seg)}")
     if not past:
         return None
     more = f" and {len(past) - TRUNCATION_SHOWN} more" if len(past) > TRUNCATION_SHOWN else ""
@@ -775,7 +819,7 @@ def _section_flags(kind: str, sec: Any) -> list[str]:
             if sec.has_characteristic(flag):
                 flags.append(label)
     elif kind == "MachO":
-        segment = getattr(sec, "segment_name", "")
+        segment = name_of(sec, "segment_name")
         if segment:
             flags.append(f"segment:{segment}")
     return flags

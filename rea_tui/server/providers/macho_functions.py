@@ -55,3 +55,83 @@ def function_extents(offsets: Iterable[int], text_address: int, sections: list[C
             "and were left out"
         )
     return FunctionStarts(tuple(extents), error)
+
+
+EXPORT_KIND_MASK = 0x03
+EXPORT_KIND_REGULAR = 0x00
+EXPORT_REEXPORT = 0x08
+EXPORT_STUB_AND_RESOLVER = 0x10
+ULEB_MAX_BYTES = 10
+"""A 64-bit value takes at most ten 7-bit groups."""
+NAME_LIMIT = 4096
+"""An exported name longer than this is not one a linker wrote."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportTrie:
+    exports: tuple[tuple[str, int], ...]
+    """`(name, offset from the Mach header)` of each regular export defined here (no re-exports)."""
+    error: str | None
+    """Where the trie stopped holding together (names read before it are kept)."""
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _uleb(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    for index in range(ULEB_MAX_BYTES):
+        if at + index >= len(data):
+            raise _Malformed(at)
+        byte = data[at + index]
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, at + index + 1
+        shift += 7
+    raise _Malformed(at)
+
+
+def _cstring(data: bytes, at: int) -> tuple[bytes, int]:
+    end = data.find(b"\0", at, at + NAME_LIMIT)
+    if end < 0:
+        raise _Malformed(at)
+    return data[at:end], end + 1
+
+
+def read_export_trie(trie: bytes) -> ExportTrie:
+    """The exports in a Mach-O exports trie (`LC_DYLD_INFO`'s export area or `LC_DYLD_EXPORTS_TRIE`).
+
+    Read here rather than through LIEF's export info, which a damaged trie leaves dangling (reading
+    a symbol's `export_info` then crashes the process). Each node holds its terminal information (flags,
+    then an address, or a library ordinal and name for a re-export) and its edges (a label and the
+    child's offset); a node is visited once, so a trie whose edges loop ends.
+    """
+    exports: list[tuple[str, int]] = []
+    pending: list[tuple[int, bytes]] = [(0, b"")] if trie else []
+    seen: set[int] = set()
+    try:
+        while pending:
+            node, prefix = pending.pop()
+            if node in seen or node >= len(trie):
+                raise _Malformed(node)
+            seen.add(node)
+            terminal, at = _uleb(trie, node)
+            children_at = at + terminal
+            if terminal:
+                flags, at = _uleb(trie, at)
+                if not flags & EXPORT_REEXPORT:
+                    address, at = _uleb(trie, at)
+                    if flags & EXPORT_KIND_MASK == EXPORT_KIND_REGULAR and len(prefix) <= NAME_LIMIT:
+                        exports.append((prefix.decode("utf-8", errors="backslashreplace"), address))
+            if children_at >= len(trie):
+                raise _Malformed(children_at)
+            count = trie[children_at]
+            at = children_at + 1
+            for _ in range(count):
+                label, at = _cstring(trie, at)
+                child, at = _uleb(trie, at)
+                pending.append((child, prefix + label))
+    except _Malformed as stop:
+        return ExportTrie(tuple(exports), f"the exports trie is malformed at offset 0x{stop.args[0]:x}")
+    return ExportTrie(tuple(exports), None)
