@@ -458,3 +458,29 @@ def test_the_live_server_answers_about_damaged_mach_o_files(
             truncated = size < STRIPPED_X86_64.stat().st_size
             notes = document.get("not_decoded", [])
             assert not truncated or any("truncated file" in note for note in notes), (document, size)
+
+
+FAT_MAGIC_64 = 0xCAFEBABF
+FAT_ARCH_64 = struct.Struct(">iiQQII")
+"""cputype, cpusubtype, offset, size, align, reserved."""
+
+
+def test_a_universal_header_with_64_bit_offsets_reads_the_same_slices(tmp_path: Path) -> None:
+    """`lipo -fat64`'s header (64-bit offsets and sizes), written here over the fixture's: the same slices."""
+    data = bytearray(UNIVERSAL.read_bytes())
+    count = FAT_HEADER.unpack_from(data)[1]
+    entries = [FAT_ARCH.unpack_from(data, FAT_HEADER.size + i * FAT_ARCH.size) for i in range(count)]
+    wide = FAT_HEADER.pack(FAT_MAGIC_64, count) + b"".join(FAT_ARCH_64.pack(*entry, 0) for entry in entries)
+    assert len(wide) <= min(entry[2] for entry in entries), "the wider header still ends before the first slice"
+    data[: FAT_HEADER.size + count * FAT_ARCH.size] = bytes(FAT_HEADER.size + count * FAT_ARCH.size)
+    data[: len(wide)] = wide
+    path = tmp_path / "universal-fat64"
+    path.write_bytes(bytes(data))
+    narrow = open_documents(str(UNIVERSAL))
+    read = open_documents(str(path))
+    assert [label for label, _doc in read] == [label for label, _doc in narrow] == ["x86_64", "arm64"]
+    for (_label, doc), (_same, expected) in zip(read, narrow, strict=True):
+        assert doc.error is None and doc.not_decoded == []
+        assert doc.inventory.records == expected.inventory.records and len(doc.inventory.records) == len(
+            slice_truth(UNIVERSAL, "x86_64" if doc.arch == "X86_64" else "arm64").starts
+        )
