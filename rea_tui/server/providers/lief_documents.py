@@ -176,7 +176,7 @@ class LiefDocument:
         # The apparent size: a sparse file's unread trailing hole is its read_note's to report, not truncation.
         with contextlib.suppress(OSError):
             size = available if available is not None else os.path.getsize(path)
-            self.truncation_note = _truncation(binary, self._kind, size, available)
+            self.truncation_note = _truncation(binary, self._kind, size, "file" if available is None else "slice")
         self.inventory = DocumentInventory(records=self._collect_procedures(binary))
 
     # -- inventory --------------------------------------------------------------
@@ -650,11 +650,13 @@ VM_PROT_EXECUTE = 4
 def _parse(source: str | bytes, fmt: str) -> Any:
     """LIEF's parse of `source`; a PE's exception directory (`.pdata`) too, whose RUNTIME_FUNCTION
     entries give x64 functions with their extents (off in LIEF's default configuration)."""
+    # Bytes go in as a file object: LIEF takes bytes that name an existing file for its path.
+    readable = io.BytesIO(source) if isinstance(source, bytes) else source
     if fmt == "PE":
         config = lief.PE.ParserConfig()
         config.parse_exceptions = True
-        return lief.PE.parse(source, config)
-    return lief.parse(source)
+        return lief.PE.parse(readable, config)
+    return lief.parse(readable)
 
 
 THUMB_BIT = 1
@@ -717,9 +719,9 @@ TRUNCATION_SHOWN = 4
 """Sections or segments named in a truncation warning; the rest are counted."""
 
 
-def _truncation(binary: Any, kind: str, file_size: int, slice_size: int | None = None) -> str | None:
+def _truncation(binary: Any, kind: str, file_size: int, whole: str = "file") -> str | None:
     """Which sections or segments claim file bytes past the end of the file (a truncated copy), or past
-    the end of what the file holds of a universal binary's slice (`slice_size`)."""
+    the end of what the file holds of a universal binary's slice (`whole` is then "slice")."""
     past: list[str] = []
     if kind == "ELF":
         segments: list[Any] = list(binary.segments)
@@ -748,9 +750,8 @@ def _truncation(binary: Any, kind: str, file_size: int, slice_size: int | None =
     if not past:
         return None
     more = f" and {len(past) - TRUNCATION_SHOWN} more" if len(past) > TRUNCATION_SHOWN else ""
-    whole = "truncated file" if slice_size is None else "truncated slice"
     return (
-        f"{whole}: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
+        f"truncated {whole}: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
         f"{', '.join(past[:TRUNCATION_SHOWN])}{more}; their bytes were not read, so procedures, strings and "
         "references there are missing"
     )
