@@ -114,9 +114,8 @@ def slice_truth(path: Path, arch: str) -> SliceTruth:
 def nm_functions(path: Path) -> dict[int, str]:
     """Address -> name of the text symbols (`t`/`T`) of an unstripped file, from llvm-nm."""
     out = run(llvm("llvm-nm"), str(path))
-    found = {int(m.group(1), 16): m.group(3) for line in out.splitlines() if (m := _NM.match(line))}
-    kinds = {int(m.group(1), 16): m.group(2) for line in out.splitlines() if (m := _NM.match(line))}
-    return {address: name for address, name in found.items() if kinds[address] in "tT" and name not in STRIPPED_NAMES}
+    rows = [m for line in out.splitlines() if (m := _NM.match(line))]
+    return {int(m.group(1), 16): m.group(3) for m in rows if m.group(2) in "tT" and m.group(3) not in STRIPPED_NAMES}
 
 
 def agreement(label: str, truth: dict[int, int], procedures: dict[int, dict[str, Any]]) -> tuple[float, float]:
@@ -254,6 +253,21 @@ async def test_each_slice_finds_the_code_that_uses_a_string(opened: Opened) -> N
             by_server = {int(r["procedure"]["address"], 16) for r in refs["references"]}
             assert by_server == functions, (document, text, by_server, functions)
         print(f"\n{document}: {len(users)} strings, each found with the functions llvm-objdump says use it")
+
+
+@on_the_module_loop
+async def test_a_slice_is_told_apart_by_its_architecture(opened: Opened) -> None:
+    """A name both slices export is offered qualified by each slice's document, and each qualified form
+    reaches that slice's function (its address in that slice's exports trie)."""
+    values = (await opened.server.complete("procedure", "_main")).values
+    for arch in SLICE_ARCH:
+        qualified = f"_main@{UNIVERSAL.name} ({arch})"
+        assert qualified in values, values
+        reply = await opened.server.structured("inspect_procedure", {"procedure": qualified, "max_instructions": 1})
+        exported = {name: address for address, name in slice_truth(UNIVERSAL, arch).exports.items()}
+        assert reply["document"]["name"] == f"{UNIVERSAL.name} ({arch})"
+        assert int(reply["procedure"]["address"], 16) == exported["_main"]
+        assert reply["disassembly"]["arch"] == SLICE_ARCH[arch]
 
 
 # -- damaged files: never a crash, and what was not decoded is named ---------------------------------------
