@@ -276,6 +276,16 @@ FAT_HEADER = struct.Struct(">II")
 """magic, slice count (big-endian)."""
 FAT_ARCH = struct.Struct(">iiIII")
 """cputype, cpusubtype, offset, size, align."""
+COUNT_AT = 4
+"""Where a fat header keeps its slice count (after the magic)."""
+OFFSET_AT = 8
+SIZE_AT = 12
+"""Where a `fat_arch` entry keeps its slice's offset and size."""
+UINT32_MAX = 2**32 - 1
+MAX_SLICES = 32
+"""The most slices the server reads of a fat header (more is no universal binary: a Java class file)."""
+ABOVE_THE_BOUND = 8
+"""How far past that bound a drawn slice count goes."""
 MACH_HEADER_64 = 32
 """Bytes of a 64-bit Mach header, after which the load commands start."""
 SIZEOFCMDS_AT = 20
@@ -307,7 +317,7 @@ def claimed_slices(data: bytes) -> tuple[int | None, tuple[int, ...]]:
         return None, ()
     _magic, count = FAT_HEADER.unpack_from(data)
     header_end = FAT_HEADER.size + count * FAT_ARCH.size
-    if not 0 < count <= 32 or header_end > len(data):
+    if not 0 < count <= MAX_SLICES or header_end > len(data):
         return None, ()
     lies = []
     for index in range(count):
@@ -327,12 +337,12 @@ def damaged_universal(draw: st.DrawFn) -> Damaged:
         entry = FAT_HEADER.size + slice_index * FAT_ARCH.size
         part = draw(st.sampled_from(["offset", "size", "count", "load commands"]))
         if part in ("offset", "size"):
-            value = draw(st.integers(0, 2**32 - 1))
-            struct.pack_into(">I", data, entry + (8 if part == "offset" else 12), value)
+            value = draw(st.integers(0, UINT32_MAX))
+            struct.pack_into(">I", data, entry + (OFFSET_AT if part == "offset" else SIZE_AT), value)
             damage.append(f"slice {slice_index + 1} {part} 0x{value:x}")
         elif part == "count":
-            value = draw(st.integers(0, 40))
-            struct.pack_into(">I", data, 4, value)
+            value = draw(st.integers(0, MAX_SLICES + ABOVE_THE_BOUND))
+            struct.pack_into(">I", data, COUNT_AT, value)
             damage.append(f"count {value}")
         else:
             start = FAT_ARCH.unpack_from(data, entry)[2]

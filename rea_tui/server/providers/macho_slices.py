@@ -24,6 +24,8 @@ MAX_SLICES = 32
 (45 and up) where the count would be, so a larger count is not a fat header."""
 CPU_SUBTYPE_MASK = 0x00FFFFFF
 """The subtype without its capability bits (`CPU_SUBTYPE_LIB64`, arm64e's pointer-authentication ABI)."""
+UINT32_MASK = 0xFFFFFFFF
+"""A CPU type is read signed (as mach/machine.h declares it) and shown as its unsigned 32 bits."""
 CPU_ARCH_ABI64 = 0x01000000
 CPU_ARCH_ABI64_32 = 0x02000000
 
@@ -37,7 +39,20 @@ CPU_TYPE_ARM64_32 = CPU_TYPE_ARM | CPU_ARCH_ABI64_32
 CPU_TYPE_POWERPC64 = CPU_TYPE_POWERPC | CPU_ARCH_ABI64
 CPU_SUBTYPE_X86_64_H = 8
 CPU_SUBTYPE_ARM64E = 2
-ARM_SUBTYPES = {5: "armv4t", 6: "armv6", 7: "armv5", 9: "armv7", 10: "armv7f", 11: "armv7s", 12: "armv7k", 14: "armv6m"}
+ARM_SUBTYPES = {
+    5: "armv4t",
+    6: "armv6",
+    7: "armv5",
+    8: "xscale",
+    9: "armv7",
+    10: "armv7f",
+    11: "armv7s",
+    12: "armv7k",
+    13: "armv8",
+    14: "armv6m",
+    15: "armv7m",
+    16: "armv7em",
+}
 """32-bit ARM subtypes by lipo's name."""
 
 
@@ -52,7 +67,7 @@ def architecture_name(cputype: int, cpusubtype: int) -> str:
     if cputype == CPU_TYPE_ARM:
         return ARM_SUBTYPES.get(subtype, "arm")
     named = {CPU_TYPE_X86: "i386", CPU_TYPE_ARM64_32: "arm64_32", CPU_TYPE_POWERPC: "ppc", CPU_TYPE_POWERPC64: "ppc64"}
-    return named.get(cputype, f"cputype 0x{cputype & 0xFFFFFFFF:x}")
+    return named.get(cputype, f"cputype 0x{cputype & UINT32_MASK:x}")
 
 
 @dataclass(frozen=True, slots=True)
