@@ -8,7 +8,8 @@ _MAGICS: tuple[tuple[bytes, str], ...] = (
     (b"\xfe\xed\xfa\xcf", "MachO"),
     (b"\xce\xfa\xed\xfe", "MachO"),
     (b"\xcf\xfa\xed\xfe", "MachO"),
-    (b"\xca\xfe\xba\xbe", "MachO"),
+    (b"\xca\xfe\xba\xbe", "MachO"),  # universal (fat)
+    (b"\xca\xfe\xba\xbf", "MachO"),  # universal with 64-bit offsets
     (b"MZ", "PE"),
 )
 _MAGIC_BYTES = 4

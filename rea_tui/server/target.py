@@ -168,15 +168,21 @@ def is_javascript_application(path: str) -> bool:
 # -- building targets -----------------------------------------------------------------
 
 
+def slice_document_name(name: str, label: str | None) -> str:
+    """A universal Mach-O's slice is named by its file and its architecture: `Notes (arm64)`."""
+    return name if label is None else f"{name} ({label})"
+
+
 def _real_documents(entries: list[tuple[str, str]]) -> tuple[list[Document], InventoryProvider]:
-    from rea_tui.server.providers.lief_documents import LiefDocument
+    from rea_tui.server.providers.lief_documents import open_documents
 
     documents: list[Document] = []
     inventories: dict[str, DocumentInventory] = {}
-    for index, (name, path) in enumerate(entries, start=1):
-        backend = LiefDocument(path)
-        documents.append(Document(id=index, name=name, path=path, backend=backend))
-        inventories[name] = backend.inventory
+    for name, path in entries:
+        for label, backend in open_documents(path):
+            document_name = slice_document_name(name, label)
+            documents.append(Document(id=len(documents) + 1, name=document_name, path=path, backend=backend))
+            inventories[document_name] = backend.inventory
     provider = InventoryProvider("auto", [(d.name, d.backend.format) for d in documents], inventories)
     return documents, provider
 
@@ -272,21 +278,23 @@ def open_default() -> Target:
     Libraries loaded later by extension modules (OpenSSL, zlib...) are not
     part of the interpreter and are left out.
     """
-    from rea_tui.server.providers.lief_documents import LiefDocument
+    from rea_tui.server.providers.lief_documents import LiefDocument, open_documents
 
     exe = os.path.realpath(sys.executable)
     mapped = _mapped_libraries()
-    parsed: dict[str, LiefDocument] = {}
+    parsed: dict[str, list[tuple[str | None, LiefDocument]]] = {}
     queue = [exe]
     while queue and len(parsed) < MAX_DOCUMENTS:
         path = queue.pop(0)
         if path in parsed:
             continue
-        doc = LiefDocument(path)
-        parsed[path] = doc
-        deps = list(doc.libraries)
-        if doc.interpreter:
-            deps.append(doc.interpreter)
+        slices = open_documents(path)  # a universal interpreter (python.org's universal2) has a slice per architecture
+        parsed[path] = slices
+        deps: list[str] = []
+        for _label, doc in slices:
+            deps.extend(dep for dep in doc.libraries if dep not in deps)
+            if doc.interpreter and doc.interpreter not in deps:
+                deps.append(doc.interpreter)
         for dep in deps:
             resolved = _resolve_library(dep, path, mapped)
             if resolved is not None and resolved not in parsed and resolved not in queue:
@@ -294,10 +302,11 @@ def open_default() -> Target:
     ordered = [exe, *sorted((p for p in parsed if p != exe), key=_library_rank)]
     documents: list[Document] = []
     inventories: dict[str, DocumentInventory] = {}
-    for index, (name, path) in enumerate(_unique_names(ordered, None), start=1):
-        backend = parsed[path]
-        documents.append(Document(id=index, name=name, path=path, backend=backend))
-        inventories[name] = backend.inventory
+    for name, path in _unique_names(ordered, None):
+        for label, backend in parsed[path]:
+            document_name = slice_document_name(name, label)
+            documents.append(Document(id=len(documents) + 1, name=document_name, path=path, backend=backend))
+            inventories[document_name] = backend.inventory
     provider = InventoryProvider("auto", [(d.name, d.backend.format) for d in documents], inventories)
     return Target(
         kind="default",

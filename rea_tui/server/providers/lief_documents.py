@@ -11,6 +11,7 @@ disassembly, done by capstone elsewhere).
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import math
 import os
@@ -31,7 +32,23 @@ from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
 from rea_tui.server.providers.go_functions import GOPCLNTAB, read_go_functions
-from rea_tui.server.stored_bytes import UnreadableFile, binary_image
+from rea_tui.server.providers.macho_functions import (
+    FUNCTION_STARTS,
+    CodeSection,
+    function_extents,
+    read_export_trie,
+)
+from rea_tui.server.providers.macho_slices import (
+    CPU_SUBTYPE_MASK,
+    FAT_ARCH_64,
+    FAT_HEADER,
+    MAX_SLICES,
+    FatSlice,
+    architecture_name,
+    is_fat,
+    read_fat_header,
+)
+from rea_tui.server.stored_bytes import BinaryImage, UnreadableFile, binary_image
 from rea_tui.server.string_index import SectionBytes
 from rea_tui.server.text_forms import hex_address
 
@@ -40,13 +57,26 @@ from rea_tui.server.text_forms import hex_address
 lief.logging.disable()
 
 
-def clean_name(name: str) -> str:
-    """Names must encode as UTF-8 on the wire; LIEF may hand back lone surrogates."""
+def clean_name(name: str | bytes) -> str:
+    """Names must encode as UTF-8 on the wire; LIEF may hand back lone surrogates, or bytes where a
+    name is not UTF-8 (a damaged Mach-O's segment name)."""
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "backslashreplace")
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
     return name
+
+
+def name_of(item: Any, attribute: str = "name") -> str:
+    """A LIEF object's name as wire-safe text. LIEF's binding raises on a name that is not UTF-8 (a
+    damaged Mach-O's section, segment or symbol); the exception holds the raw bytes."""
+    try:
+        value = getattr(item, attribute)
+    except UnicodeDecodeError as exc:
+        return clean_name(bytes(exc.object))
+    return clean_name(value)
 
 
 @dataclass(slots=True)
@@ -68,9 +98,10 @@ def _symbols(binary: Any, kind: str) -> list[Any]:
 
 
 class LiefDocument:
-    """One parsed binary: its inventory, its layout and byte access for disassembly."""
+    """One parsed binary (a file, or one slice of a universal Mach-O): its inventory, its layout and byte
+    access for disassembly."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, fat_slice: FatSlice | None = None, fat_error: str | None = None) -> None:
         self.path = path
         self.format = sniff_format(path) or "unknown"
         self.arch = "unknown"
@@ -85,8 +116,15 @@ class LiefDocument:
         self.read_note: str | None = None
         """What of the file was not read (a sparse file's hole), when something was not."""
         self.frame_note: str | None = None
-        self.go_note: str | None = None
         """Why `.eh_frame`'s FDEs could not be read, when they were needed and could not be."""
+        self.go_note: str | None = None
+        """Why Go's function table could not be read whole, when it could not."""
+        self.function_starts_note: str | None = None
+        """What of a Mach-O's `LC_FUNCTION_STARTS` could not be read, when something could not."""
+        self.exports_note: str | None = None
+        """Where a Mach-O's exports trie stopped holding together, when it did."""
+        self.slice_note: str | None = None
+        """What is wrong with where a universal binary's header puts this slice, when something is."""
         self.code_note: str | None = None
         """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
         self.truncation_note: str | None = None
@@ -96,16 +134,27 @@ class LiefDocument:
         self._data_in_code: list[tuple[int, int]] = []
         """`[start, end)` of data among code (ARM and AArch64 literal pools), from `$d` mapping symbols."""
         binary: Any
+        available: int | None = None
+        """Bytes of this document the file holds: a slice's, else the file's (None: the file's size)."""
         try:
+            if fat_error is not None:
+                raise UnreadableFile(f"{os.path.basename(path)}: {fat_error}")
             image = binary_image(path)
             self.read_note = image.note
-            binary = _parse(image.source, self.format)
+            if fat_slice is None:
+                binary = _parse(image.source, self.format)
+            else:
+                self.slice_note = fat_slice.problem
+                available = fat_slice.readable
+                binary = _parse_slice(image, fat_slice)
         except UnreadableFile as exc:
             binary = None
             self.error = str(exc)
         except Exception as exc:  # LIEF raises assorted native errors on hostile input
             binary = None
             self.error = f"LIEF could not parse {os.path.basename(path)}: {type(exc).__name__}"
+        if binary is None and fat_slice is not None:
+            self.error = self.error or _slice_error(path, fat_slice)
         if binary is None:
             self.error = self.error or f"LIEF could not parse {os.path.basename(path)}"
             self.inventory = DocumentInventory(records=[], error=self.error)
@@ -116,15 +165,18 @@ class LiefDocument:
         self.arch = str(header.architecture).rsplit(".", 1)[-1]
         self.bits = 64 if header.is_64 else 32
         self.format = {"MACHO": "MachO"}.get(str(binary.format).rsplit(".", 1)[-1], self.format)
+        if fat_slice is not None:
+            self._check_slice_architecture(binary, fat_slice)
         libraries: list[Any] = list(binary.libraries)
-        self.libraries = [clean_name(lib if isinstance(lib, str) else str(lib.name)) for lib in libraries]
+        self.libraries = [clean_name(lib) if isinstance(lib, str) else name_of(lib) for lib in libraries]
         if self._kind == "ELF" and binary.has_interpreter:
             self.interpreter = clean_name(binary.interpreter)
         if self.disassembly_target() is None:
             self.code_note = unsupported_architecture(self.arch, _machine(binary, self._kind), _endianness(header))
         # The apparent size: a sparse file's unread trailing hole is its read_note's to report, not truncation.
         with contextlib.suppress(OSError):
-            self.truncation_note = _truncation(binary, self._kind, os.path.getsize(path))
+            size = available if available is not None else os.path.getsize(path)
+            self.truncation_note = _truncation(binary, self._kind, size, "file" if available is None else "slice")
         self.inventory = DocumentInventory(records=self._collect_procedures(binary))
 
     # -- inventory --------------------------------------------------------------
@@ -140,9 +192,13 @@ class LiefDocument:
                 if seg.type == lief.ELF.Segment.TYPE.LOAD and seg.has(lief.ELF.Segment.FLAGS.X):
                     ranges.append(_ExecRange(seg.virtual_address, seg.virtual_address + seg.virtual_size))
         elif self._kind == "MachO":
-            for seg in segments:
-                if seg.init_protection & 4:
-                    ranges.append(_ExecRange(seg.virtual_address, seg.virtual_address + seg.virtual_size))
+            # Code sections, not executable segments: __TEXT also maps the Mach header (where
+            # `__mh_execute_header` points), C strings and constants, none of them procedures.
+            ranges = [_ExecRange(s.start, s.end) for s in _code_sections(binary)]
+            if not ranges:
+                for seg in segments:
+                    if seg.init_protection & VM_PROT_EXECUTE:
+                        ranges.append(_ExecRange(seg.virtual_address, seg.virtual_address + seg.virtual_size))
         elif self._kind == "PE":
             base = self._imagebase(binary)
             sections: list[Any] = list(binary.sections)
@@ -167,6 +223,10 @@ class LiefDocument:
         function_names = self._kind != "ELF"
         thumb: set[int] = set()
         arm = self.arch == "ARM"
+        if self._kind == "MachO":
+            for address, size in self._function_starts(binary):
+                names.setdefault(address, set())  # a function start is a procedure even without a name
+                sizes.setdefault(address, size)
         for fn in binary.functions:
             address = int(fn.address)
             if base and address < base:
@@ -220,8 +280,15 @@ class LiefDocument:
                 self._data_in_code = _data_by_mapping(symbols)
         elif self._kind == "MachO":
             for sym in symbols:
-                if sym.name and sym.value and executable(int(sym.value)):
-                    names[int(sym.value)].add(clean_name(sym.name))
+                name = name_of(sym)
+                if name and sym.value and executable(int(sym.value)):
+                    names[int(sym.value)].add(name)
+            # A stripped binary keeps its exported names in the exports trie, each as an offset from
+            # the Mach header; LIEF gives these symbols the value 0.
+            image_base = int(binary.imagebase)
+            for name, offset in self._exports(binary):
+                if name and executable(image_base + offset):
+                    names[image_base + offset].add(clean_name(name))
         elif self._kind == "PE":
             exported: list[Any] = list(binary.exported_functions)
             for fn in exported:
@@ -240,8 +307,63 @@ class LiefDocument:
     @property
     def not_decoded(self) -> list[str]:
         """What of the document the server could not decode: unsupported code, a truncated file, unwind records."""
-        notes = (self.code_note, self.truncation_note, self.frame_note, self.go_note)
+        notes = (
+            self.slice_note,
+            self.code_note,
+            self.truncation_note,
+            self.frame_note,
+            self.go_note,
+            self.function_starts_note,
+            self.exports_note,
+        )
         return [note for note in notes if note is not None]
+
+    def _function_starts(self, binary: Any) -> list[tuple[int, int]]:
+        """`(address, size)` of each function in a Mach-O's `LC_FUNCTION_STARTS`, sized to the next start
+        or the end of its code section; what could not be read goes to `function_starts_note`."""
+        if not binary.has_function_starts:
+            return []
+        table = binary.function_starts
+        offsets: list[int] = list(table.functions)
+        if int(table.data_size) and not offsets:
+            self.function_starts_note = (
+                f"{FUNCTION_STARTS}: its {int(table.data_size):,} bytes at offset 0x{int(table.data_offset):x} "
+                "could not be read (past the end of the file, or malformed), so functions without a symbol are missing"
+            )
+            return []
+        text = binary.get_segment("__TEXT")
+        if text is None:
+            self.function_starts_note = f"{FUNCTION_STARTS}: no __TEXT segment, from which its offsets count"
+            return []
+        starts = function_extents(offsets, int(text.virtual_address), _code_sections(binary))
+        self.function_starts_note = starts.error
+        return list(starts.extents)
+
+    def _exports(self, binary: Any) -> list[tuple[str, int]]:
+        """`(name, offset from the Mach header)` of a Mach-O's exports, from the raw bytes of its exports
+        trie (`LC_DYLD_INFO` or `LC_DYLD_EXPORTS_TRIE`); where it does not hold together goes to `exports_note`."""
+        tries: list[bytes] = []
+        if binary.has_dyld_info:
+            tries.append(bytes(binary.dyld_info.export_trie))
+        if binary.has_dyld_exports_trie:
+            tries.append(bytes(binary.dyld_exports_trie.content))
+        exports: list[tuple[str, int]] = []
+        for trie in tries:
+            read = read_export_trie(trie)
+            exports.extend(read.exports)
+            self.exports_note = self.exports_note or read.error
+        return exports
+
+    def _check_slice_architecture(self, binary: Any, fat_slice: FatSlice) -> None:
+        """A slice whose own header names another architecture than the universal header does: said."""
+        header = binary.header
+        own = architecture_name(int(header.cpu_type), int(header.cpu_subtype) & CPU_SUBTYPE_MASK)
+        if own != fat_slice.architecture:
+            mismatch = (
+                f"universal binary: slice {fat_slice.index} is listed as {fat_slice.architecture} but its own "
+                f"header says {own}"
+            )
+            self.slice_note = f"{self.slice_note}; {mismatch}" if self.slice_note else mismatch
 
     @staticmethod
     def _has_frame_table(binary: Any) -> bool:
@@ -289,7 +411,7 @@ class LiefDocument:
         raw_sections: list[Any] = list(binary.sections)[:256]
         for sec in raw_sections:
             entry: dict[str, Any] = {
-                "name": clean_name(sec.name),
+                "name": name_of(sec),
                 "address": hex_address(base + int(sec.virtual_address)),
                 "size": int(sec.size),
                 "offset": int(sec.offset),
@@ -302,7 +424,7 @@ class LiefDocument:
         if self._kind in ("ELF", "MachO"):
             raw_segments: list[Any] = list(binary.segments)[:128]
             for seg in raw_segments:
-                name = seg.name if self._kind == "MachO" else str(seg.type).rsplit(".", 1)[-1]
+                name = name_of(seg) if self._kind == "MachO" else str(seg.type).rsplit(".", 1)[-1]
                 segments.append(
                     {
                         "name": clean_name(name),
@@ -362,7 +484,7 @@ class LiefDocument:
         raw_sections: list[Any] = list(binary.sections)
         for sec in raw_sections:
             if _holds_data(self._kind, sec):
-                chosen.append(SectionBytes(clean_name(sec.name), base + int(sec.virtual_address), bytes(sec.content)))
+                chosen.append(SectionBytes(name_of(sec), base + int(sec.virtual_address), bytes(sec.content)))
         return chosen
 
     def absolute_ranges(self) -> list[tuple[int, int]]:
@@ -458,14 +580,83 @@ class LiefDocument:
         return slots
 
 
+def open_documents(path: str) -> list[tuple[str | None, LiefDocument]]:
+    """The documents of one file: the file, or each slice of a universal Mach-O, labelled by its
+    architecture as lipo names it (`arm64`, `x86_64`; `arm64, slice 3` where two share one)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(FAT_HEADER.size + MAX_SLICES * FAT_ARCH_64.size)
+            file_size = os.fstat(file.fileno()).st_size
+    except OSError:
+        return [(None, LiefDocument(path))]  # the document says why it cannot be read
+    if not is_fat(head):
+        return [(None, LiefDocument(path))]
+    header = read_fat_header(head, file_size)
+    if header.error is not None:
+        return [(None, LiefDocument(path, fat_error=header.error))]
+    shared = {s.architecture for s in header.slices if sum(o.architecture == s.architecture for o in header.slices) > 1}
+    return [
+        (
+            f"{s.architecture}, slice {s.index}" if s.architecture in shared else s.architecture,
+            LiefDocument(path, fat_slice=s),
+        )
+        for s in header.slices
+    ]
+
+
+def _parse_slice(image: BinaryImage, fat_slice: FatSlice) -> Any:
+    """LIEF's parse of one slice's bytes on their own (a thin Mach-O), or None."""
+    if not fat_slice.readable:
+        return None
+    if isinstance(image.source, bytes):
+        data = image.source[fat_slice.offset : fat_slice.offset + fat_slice.readable]
+    else:
+        with open(image.source, "rb") as file:
+            file.seek(fat_slice.offset)
+            data = file.read(fat_slice.readable)
+    # A file object, not bytes: LIEF takes bytes that name an existing file for its path.
+    parsed = lief.MachO.parse(io.BytesIO(data))
+    return parsed.at(0) if parsed is not None and parsed.size else None
+
+
+def _slice_error(path: str, fat_slice: FatSlice) -> str:
+    if fat_slice.problem is not None and not fat_slice.readable:
+        return fat_slice.problem
+    failed = (
+        f"LIEF could not parse slice {fat_slice.index} ({fat_slice.architecture}) of {os.path.basename(path)}: "
+        f"{fat_slice.readable:,} bytes at offset 0x{fat_slice.offset:x}"
+    )
+    return failed if fat_slice.problem is None else f"{failed}; {fat_slice.problem}"
+
+
+def _code_sections(binary: Any) -> list[CodeSection]:
+    """A Mach-O's sections that hold instructions (the attributes the linker sets on `__text` and the like)."""
+    flags = lief.MachO.Section.FLAGS
+    sections: list[Any] = list(binary.sections)
+    return [
+        CodeSection(name_of(s), int(s.virtual_address), int(s.virtual_address) + int(s.size))
+        for s in sections
+        if int(s.size) and (s.has(flags.PURE_INSTRUCTIONS) or s.has(flags.SOME_INSTRUCTIONS))
+    ]
+
+
+MACH_HEADER_BYTES = 28
+MACH_HEADER_64_BYTES = 32
+"""A Mach header's size (32- and 64-bit), after which its load commands start."""
+VM_PROT_EXECUTE = 4
+"""A Mach-O segment's protection bit for executable pages."""
+
+
 def _parse(source: str | bytes, fmt: str) -> Any:
     """LIEF's parse of `source`; a PE's exception directory (`.pdata`) too, whose RUNTIME_FUNCTION
     entries give x64 functions with their extents (off in LIEF's default configuration)."""
+    # Bytes go in as a file object: LIEF takes bytes that name an existing file for its path.
+    readable = io.BytesIO(source) if isinstance(source, bytes) else source
     if fmt == "PE":
         config = lief.PE.ParserConfig()
         config.parse_exceptions = True
-        return lief.PE.parse(source, config)
-    return lief.parse(source)
+        return lief.PE.parse(readable, config)
+    return lief.parse(readable)
 
 
 THUMB_BIT = 1
@@ -528,8 +719,9 @@ TRUNCATION_SHOWN = 4
 """Sections or segments named in a truncation warning; the rest are counted."""
 
 
-def _truncation(binary: Any, kind: str, file_size: int) -> str | None:
-    """Which sections or segments claim file bytes past the end of the file (a truncated copy)."""
+def _truncation(binary: Any, kind: str, file_size: int, whole: str = "file") -> str | None:
+    """Which sections or segments claim file bytes past the end of the file (a truncated copy), or past
+    the end of what the file holds of a universal binary's slice (`whole` is then "slice")."""
     past: list[str] = []
     if kind == "ELF":
         segments: list[Any] = list(binary.segments)
@@ -539,22 +731,27 @@ def _truncation(binary: Any, kind: str, file_size: int) -> str | None:
         sections: list[Any] = list(binary.sections)
         for sec in sections:
             if sec.type != lief.ELF.Section.TYPE.NOBITS and int(sec.offset) + int(sec.size) > file_size:
-                past.append(f"section {clean_name(sec.name)}")
+                past.append(f"section {name_of(sec)}")
     elif kind == "PE":
         pe_sections: list[Any] = list(binary.sections)
         for sec in pe_sections:
             if int(sec.pointerto_raw_data) + int(sec.sizeof_raw_data) > file_size:
-                past.append(f"section {clean_name(sec.name)}")
+                past.append(f"section {name_of(sec)}")
     elif kind == "MachO":
+        header = binary.header
+        commands_end = (MACH_HEADER_64_BYTES if header.is_64bit else MACH_HEADER_BYTES) + int(header.sizeof_cmds)
+        if commands_end > file_size:
+            # LIEF drops load commands cut short, and with them every segment: name them, not just what survives.
+            past.append(f"load commands (to offset {hex_address(commands_end)})")
         macho_segments: list[Any] = list(binary.segments)
         for seg in macho_segments:
             if int(seg.file_offset) + int(seg.file_size) > file_size:
-                past.append(f"segment {clean_name(seg.name)}")
+                past.append(f"segment {name_of(seg)}")
     if not past:
         return None
     more = f" and {len(past) - TRUNCATION_SHOWN} more" if len(past) > TRUNCATION_SHOWN else ""
     return (
-        f"truncated file: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
+        f"truncated {whole}: {len(past)} sections or segments lie past its end ({file_size:,} bytes): "
         f"{', '.join(past[:TRUNCATION_SHOWN])}{more}; their bytes were not read, so procedures, strings and "
         "references there are missing"
     )
@@ -623,7 +820,7 @@ def _section_flags(kind: str, sec: Any) -> list[str]:
             if sec.has_characteristic(flag):
                 flags.append(label)
     elif kind == "MachO":
-        segment = getattr(sec, "segment_name", "")
+        segment = name_of(sec, "segment_name")
         if segment:
             flags.append(f"segment:{segment}")
     return flags
@@ -638,4 +835,4 @@ def _segment_flags(kind: str, seg: Any) -> list[str]:
         )
         return [label for flag, label in pairs if seg.has(flag)]
     prot = int(seg.init_protection)
-    return [label for bit, label in ((1, "read"), (2, "write"), (4, "exec")) if prot & bit]
+    return [label for bit, label in ((1, "read"), (2, "write"), (VM_PROT_EXECUTE, "exec")) if prot & bit]
