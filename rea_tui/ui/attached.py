@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rea_tui.host import Session
 
 STANDARD_FDS = (0, 1, 2)
+SIZE_VARIABLES = ("COLUMNS", "LINES")
 
 
 class NotATerminal(OSError):
@@ -68,6 +69,10 @@ def attached_app(session: Session, *, term: str, colorterm: str) -> ReaApp:
 
     Raises `SettingsError` when the settings file is wrong (the attaching command says why).
     """
+    # The terminal's own size, not one the session's environment fixed when it started (COLUMNS and LINES
+    # win over the terminal in Textual's size look-up, and would hold against every resize).
+    for fixed in SIZE_VARIABLES:
+        os.environ.pop(fixed, None)
     if term:
         os.environ["TERM"] = term
     if colorterm:

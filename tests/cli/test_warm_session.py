@@ -550,12 +550,20 @@ class AttachedTerminal:
     def text(self) -> str:
         return CSI.sub("", self.raw)
 
+    def resize(self, columns: int, lines: int) -> None:
+        """As a terminal window resized: the kernel tells the foreground process (the attaching command)."""
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+
     def read_until(self, condition: Callable[[], bool], seconds: float = ATTACH_SECONDS) -> None:
         import select
 
         deadline = time.monotonic() + seconds
         while not condition():
-            assert time.monotonic() < deadline, f"not seen in {seconds:g} s: {self.text[-800:]!r}"
+            assert time.monotonic() < deadline, f"not seen in {seconds:g} s: {self.text[:1500]!r} … {self.text[-800:]!r}"
             if select.select([self.master], [], [], 0.1)[0]:
                 try:
                     self.raw += os.read(self.master, 65536).decode(errors="replace")
@@ -584,6 +592,9 @@ def test_session_attach_opens_the_tui_on_the_same_live_session(warm: Callable[..
         # A call from the shell while the TUI is open shows in it at once.
         rea("call", "step", f"session={token}", "--yes", session=session).expect(0)
         attached.read_until(lambda: "Evidence (2)" in attached.text)
+        # The terminal shrinks: the TUI follows (at 80 columns its panes become tabs).
+        attached.resize(80, 24)
+        attached.read_until(lambda: "Prompts  Form  Workflow  Evidence" in attached.text)
         os.write(attached.master, CTRL_Q)
         assert attached.wait() == 0
         assert LEFT_ALTERNATE_SCREEN in attached.raw
