@@ -113,10 +113,14 @@ def test_a_misbehaving_server_gets_the_same_outcome(mode: str) -> None:
     assert lean.code in (0, 1, 3, 4), lean.err
 
 
+HANG_TIMEOUT_SECONDS = 6
+
+
 def test_a_hanging_call_times_out_the_same() -> None:
-    lean, _ = same_on_fresh("hang", "call", "echo", "text=hi", "--yes", "--timeout", "2")
+    # Long enough for the handshake and listing of a loaded machine (2 s was not): only the call hangs.
+    lean, _ = same_on_fresh("hang", "call", "echo", "text=hi", "--yes", "--timeout", str(HANG_TIMEOUT_SECONDS))
     assert lean.code == 5
-    assert "tools/call timed out after 2 s" in lean.out
+    assert f"tools/call timed out after {HANG_TIMEOUT_SECONDS} s" in lean.out
 
 
 KEYRING_CHECK = """
