@@ -15,6 +15,7 @@ detail to the whole screen.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -113,6 +114,8 @@ class MainScreen(Screen[None]):
             prefill=replay.next_elicitation if replay is not None else None,
         )
         self._shown_entries: set[str] = set()
+        # Set on mount; `detach` may come before it (an attached TUI that failed to start).
+        self._ledger_unsubscribe: Callable[[], None] = lambda: None
         # Entries opened or changed since the last LedgerChanged was handled (by key; True: it is new).
         self._ledger_pending: dict[str, tuple[EvidenceEntry, bool]] = {}
         # Whether a tool call is running (ctrl+b is shown only then).
