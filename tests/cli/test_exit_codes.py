@@ -157,4 +157,4 @@ def test_server_options_before_the_command_are_honoured() -> None:
     )
     slow.expect(5)  # exit 0 and "slept 3.0 s" when --timeout was dropped
     [row] = listed.expect(0).json()["servers"]
-    assert row["target"].endswith("-m tests.support.sample_server")
+    assert row["rea"]["target"].endswith("-m tests.support.sample_server")
