@@ -563,7 +563,9 @@ class AttachedTerminal:
 
         deadline = time.monotonic() + seconds
         while not condition():
-            assert time.monotonic() < deadline, f"not seen in {seconds:g} s: {self.text[:1500]!r} … {self.text[-800:]!r}"
+            assert time.monotonic() < deadline, (
+                f"not seen in {seconds:g} s: {self.text[:1500]!r} … {self.text[-800:]!r}"
+            )
             if select.select([self.master], [], [], 0.1)[0]:
                 try:
                     self.raw += os.read(self.master, 65536).decode(errors="replace")
