@@ -31,6 +31,7 @@ from rea_tui.cli.session_host import SessionHost
 from rea_tui.cli.session_place import SESSION_ENV
 from rea_tui.host import Session, read_transcript
 from tests.cli import PYTHON, REPO, UNSAFE_CHARACTER, Run, rea_command
+from tests.support.terminal import CSI, set_size, spawn_on_terminal
 
 STATEFUL = ("--stdio", f"{shlex.quote(PYTHON)} -m tests.support.stateful_server")
 # How long a background host may take to notice it should end (it looks twice a second), on a loaded machine.
@@ -509,8 +510,6 @@ def test_a_usage_error_in_a_warm_session_prints_a_json_error(warm: Callable[...,
         assert message in run.err
 
 
-# The screen of an attached TUI, as the attaching terminal sees it (CSI sequences taken out).
-CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 ATTACH_COLUMNS, ATTACH_LINES = 160, 48
 ATTACH_SECONDS = 90.0
 CTRL_Q = b"\x11"
@@ -522,28 +521,10 @@ class AttachedTerminal:
     """`rea-tui session attach` on a pseudo-terminal of its own (its controlling terminal), read as a person would."""
 
     def __init__(self, session: str) -> None:
-        import fcntl
-        import struct
-        import termios
-
-        self.master, terminal = os.openpty()
-        fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", ATTACH_LINES, ATTACH_COLUMNS, 0, 0))
         env = {**os.environ, SESSION_ENV: session, "TERM": "xterm-256color"}
-
-        def controlling_terminal() -> None:
-            os.setsid()
-            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-        self.process = subprocess.Popen(
-            [*rea_command(), "session", "attach"],
-            stdin=terminal,
-            stdout=terminal,
-            stderr=terminal,
-            cwd=REPO,
-            env=env,
-            preexec_fn=controlling_terminal,
+        self.master, self.process = spawn_on_terminal(
+            [*rea_command(), "session", "attach"], env=env, cwd=REPO, columns=ATTACH_COLUMNS, lines=ATTACH_LINES
         )
-        os.close(terminal)
         self.raw = ""
 
     @property
@@ -552,11 +533,7 @@ class AttachedTerminal:
 
     def resize(self, columns: int, lines: int) -> None:
         """As a terminal window resized: the kernel tells the foreground process (the attaching command)."""
-        import fcntl
-        import struct
-        import termios
-
-        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        set_size(self.master, columns, lines)
 
     def read_until(self, condition: Callable[[], bool], seconds: float = ATTACH_SECONDS) -> None:
         import select

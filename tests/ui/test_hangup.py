@@ -8,31 +8,22 @@ blocked in Textual's restoring of a terminal that was gone.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import re
 import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
 from tests.conftest import REPO
+from tests.support.terminal import CSI, spawn_on_terminal
 
 # The first prompt of the sample server, once the list is drawn.
 LISTED = "Review code"
 START_TIMEOUT_SECONDS = 30.0
 EXIT_TIMEOUT_SECONDS = 15.0
 COLUMNS, LINES = 160, 48
-CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-
-
-def controlling_terminal() -> None:
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def children_of(pid: int) -> list[int]:
@@ -52,23 +43,14 @@ def alive(pid: int) -> bool:
 
 
 def test_a_hangup_ends_rea_tui_and_its_servers(tmp_path: Path) -> None:
-    master, terminal = os.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "TEXTUAL"))}
     env.update(
         {"TERM": "xterm-256color", **{f"XDG_{d}_HOME": str(tmp_path / d) for d in ("CONFIG", "DATA", "STATE", "CACHE")}}
     )
     server = f"{sys.executable} -m tests.support.sample_server"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rea_tui", "--stdio", server],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        cwd=REPO,
-        env=env,
-        preexec_fn=controlling_terminal,
+    master, process = spawn_on_terminal(
+        [sys.executable, "-m", "rea_tui", "--stdio", server], env=env, cwd=REPO, columns=COLUMNS, lines=LINES
     )
-    os.close(terminal)
     try:
         shown, deadline = "", time.monotonic() + START_TIMEOUT_SECONDS
         while LISTED not in CSI.sub("", shown):
