@@ -58,9 +58,11 @@ class Symbolizer:
         code_sections: Sequence[tuple[int, int]],
         stubs: dict[int, SlotTarget],
         data_symbols: Sequence[DataSymbol],
-        strings: Sequence[FoundString],
+        strings: Callable[[], Sequence[FoundString]],
         slots: dict[int, SlotTarget] | None = None,
     ) -> None:
+        """`strings` gives the document's strings when a listing first names one: on the biggest documents
+        building them takes longer than the references a find_references by procedure or address needs."""
         self.records = records
         self.slots = slots or {}
         """GOT slot address -> the function whose address it holds (named `free@got`)."""
@@ -70,8 +72,9 @@ class Symbolizer:
         self._ends = [procedure_end(records, i, self.code_sections) for i in range(len(records))]
         self._data = sorted(data_symbols, key=lambda s: s.address)
         self._data_starts = [s.address for s in self._data]
-        self._strings = strings
-        self._string_starts = [s.address for s in strings]
+        self._load_strings = strings
+        self._strings: Sequence[FoundString] | None = None
+        self._string_starts: list[int] = []
 
     def procedure_at(self, address: int) -> int | None:
         """Position of the procedure whose code holds `address`."""
@@ -111,6 +114,9 @@ class Symbolizer:
 
     def string(self, address: int) -> tuple[FoundString, int] | None:
         """The string holding `address` and the offset of `address` in it."""
+        if self._strings is None:
+            self._strings = self._load_strings()
+            self._string_starts = [s.address for s in self._strings]
         at = bisect_right(self._string_starts, address) - 1
         if at < 0:
             return None

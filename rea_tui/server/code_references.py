@@ -36,14 +36,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode, x86_64_mode
 from rea_tui.server.providers.base import ProcedureRecord
+from rea_tui.server.reference_search import CodeBytes, SearchedCode
 from rea_tui.server.string_index import SectionBytes
 
 ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "base_relative", "immediate"]
 
 MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 """Longest span decoded as one procedure; a record without a size ends at the next one."""
+
+MAX_DECODED_KEPT: Final = 4096
+"""Procedures whose references a per-target search keeps decoded (the biggest documents: about 1% of them)."""
 
 MAX_DECODE_RESTARTS: Final = 64
 """Undecodable bytes skipped per procedure before the rest of it is given up."""
@@ -297,9 +301,12 @@ class ReferenceIndex:
         code_sections: Sequence[tuple[int, int]] = (),
         mode_at: Callable[[int], CapstoneMode | None] | None = None,
         code_spans: Callable[[int, int], list[tuple[int, int]]] | None = None,
+        searched: Sequence[CodeBytes] | None = None,
     ) -> None:
         """`mode_at` gives a procedure's own mode where one document mixes them (ARM and Thumb);
-        `code_spans` the parts of `[start, end)` that are code, where data sits among it (literal pools)."""
+        `code_spans` the parts of `[start, end)` that are code, where data sits among it (literal pools).
+        `searched`, the code sections' bytes, asks for x86-64 references to be found per target in those
+        bytes (`reference_search`) instead of decoding every procedure now: for the biggest documents."""
         self.decoded_instructions = 0
         self._paged = False
         """Whether the code is AArch64, whose addresses `adrp` builds in two steps."""
@@ -307,28 +314,30 @@ class ReferenceIndex:
         """Whether the code is i386, whose position-independent code reaches data through a base register."""
         self.stubs: dict[int, SlotTarget] = {}
         """PLT stub address -> the function it reaches."""
+        self._records = records
+        self._read = read
+        self._mode = mode
+        self._mode_at = mode_at
+        self._code_spans = code_spans
+        self._sections = sorted(code_sections)
+        self._starts = {r.address: i for i, r in enumerate(records)}
+        self._mapped = _Ranges(absolute_ranges)
+        self._decoders: dict[CapstoneMode, object] = {}
+        self._searched: SearchedCode | None = None
+        """Set when references are searched for per target rather than decoded all at once (`searched`)."""
+        self._decoded: dict[int, list[CodeReference]] = {}
+        """Procedures decoded for a search, most recent last (`MAX_DECODED_KEPT`)."""
         found: list[CodeReference] = []
         if mode is not None:
-            md = decoder(mode)
             self._paged = mode == arm64_mode()
             self._based = mode == i386_mode()
-            self._read = read
             self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
-            starts = {r.address: i for i, r in enumerate(records)}
-            mapped = _Ranges(absolute_ranges)
-            sections = sorted(code_sections)
-            decoders: dict[CapstoneMode, object] = {mode: md}
-            for position, record in enumerate(records):
-                own = mode_at(record.address) if mode_at is not None else mode
-                if own is None:
-                    continue
-                if own not in decoders:
-                    decoders[own] = decoder(own)
-                end = procedure_end(records, position, sections)
-                spans = code_spans(record.address, end) if code_spans is not None else [(record.address, end)]
-                for low, high in spans:
-                    code = read(low, high - low)
-                    found.extend(self._scan(decoders[own], position, low, code, starts, mapped, (record.address, end)))
+            if searched is not None and mode == x86_64_mode():
+                extents = [(r.address, procedure_end(records, p, self._sections)) for p, r in enumerate(records)]
+                self._searched = SearchedCode(extents, searched, absolute=bool(self._mapped))
+            else:
+                for position in range(len(records)):
+                    found.extend(self._decode(position))
         found.sort(key=lambda r: (r.target, r.site))
         self.references = found
         self._targets = [r.target for r in found]
@@ -336,19 +345,39 @@ class ReferenceIndex:
         for ref in sorted(found, key=lambda r: r.site):
             self._by_source.setdefault(ref.source, []).append(ref)
 
+    @property
+    def searched_per_target(self) -> bool:
+        """Whether references are found per target in the code's bytes (the biggest x86-64 documents)."""
+        return self._searched is not None
+
+    def _decode(self, position: int) -> list[CodeReference]:
+        """The references in one procedure's code."""
+        record = self._records[position]
+        own = self._mode_at(record.address) if self._mode_at is not None else self._mode
+        if own is None:
+            return []
+        if own not in self._decoders:
+            self._decoders[own] = decoder(own)
+        end = procedure_end(self._records, position, self._sections)
+        spans = self._code_spans(record.address, end) if self._code_spans is not None else [(record.address, end)]
+        found: list[CodeReference] = []
+        for low, high in spans:
+            code = self._read(low, high - low)
+            found.extend(self._scan(self._decoders[own], position, low, code, (record.address, end)))
+        return found
+
     def _scan(
         self,
         md: object,
         position: int,
         start: int,
         code: bytes,
-        starts: dict[int, int],
-        mapped: _Ranges,
         procedure: tuple[int, int],
     ) -> list[CodeReference]:
         """References in `code` at `start`, a span of the procedure `[low, high)` (`procedure`)."""
         out: list[CodeReference] = []
         low, high = procedure
+        starts, mapped = self._starts, self._mapped
         offset = 0
         restarts = 0
         disasm_lite = md.disasm_lite  # type: ignore[attr-defined]
@@ -403,11 +432,30 @@ class ReferenceIndex:
     def __len__(self) -> int:
         return len(self.references)
 
+    def _decoded_procedure(self, position: int) -> list[CodeReference]:
+        found = self._decoded.pop(position, None)
+        if found is None:
+            found = self._decode(position)
+            if len(self._decoded) >= MAX_DECODED_KEPT:
+                del self._decoded[next(iter(self._decoded))]
+        self._decoded[position] = found
+        return found
+
     def to_range(self, low: int, high: int) -> list[CodeReference]:
         """References whose target lies in `[low, high)`."""
-        return self.references[bisect_left(self._targets, low) : bisect_left(self._targets, high)]
+        if self._searched is None:
+            return self.references[bisect_left(self._targets, low) : bisect_left(self._targets, high)]
+        found = [
+            ref
+            for position in self._searched.procedures_referring(low, high)
+            for ref in self._decoded_procedure(position)
+            if low <= ref.target < high
+        ]
+        return sorted(found, key=lambda r: (r.target, r.site))
 
     def from_source(self, position: int) -> list[CodeReference]:
+        if self._searched is not None:
+            return sorted(self._decoded_procedure(position), key=lambda r: r.site)
         return self._by_source.get(position, [])
 
     def stub_name(self, address: int) -> str | None:

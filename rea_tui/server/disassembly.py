@@ -13,7 +13,7 @@ def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
     import capstone
 
     if arch == "X86_64":
-        return capstone.CS_ARCH_X86, capstone.CS_MODE_64
+        return x86_64_mode()
     if arch == "X86":
         return capstone.CS_ARCH_X86, capstone.CS_MODE_32
     if arch == "ARM64":
@@ -29,6 +29,12 @@ def arm64_mode() -> CapstoneMode:
     import capstone
 
     return capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM
+
+
+def x86_64_mode() -> CapstoneMode:
+    import capstone
+
+    return capstone.CS_ARCH_X86, capstone.CS_MODE_64
 
 
 def i386_mode() -> CapstoneMode:

@@ -14,6 +14,7 @@ import contextlib
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Final
 
 from rea_tui.server.code_listing import Symbolizer
 from rea_tui.server.code_references import ReferenceIndex, decode_plt_stubs
@@ -24,11 +25,15 @@ from rea_tui.server.prefix_index import PrefixIndex
 from rea_tui.server.procedure_inventory import DiscoveryReport, DocumentProcedures, discover, target_entries
 from rea_tui.server.providers.base import MalformedOutput, ProcedureRecord, Provider, ProviderError
 from rea_tui.server.providers.output_validation import validate_documents
+from rea_tui.server.reference_search import CodeBytes
 from rea_tui.server.string_index import MAX_STRING_CHARS, FoundString, StringIndex
 from rea_tui.server.target import Document, Target
 from rea_tui.server.text_forms import hex_address
 
 AUTO_PROVIDER = "auto"
+SEARCH_PER_TARGET_CODE_BYTES: Final = 16 * 1024 * 1024
+"""Code past which an x86-64 document's references are searched per target, not all decoded at first use:
+libpython's 2.5 MB decode in about 2 s, libLLVM's 60 MB would take minutes and gigabytes of references."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +271,10 @@ class TargetAnalysis:
 
     def _reference_index(self, doc: Document) -> ReferenceIndex:
         backend = doc.backend
+        code_sections = self.section_ranges(doc, code_only=True)
+        searched = None
+        if sum(end - start for start, end in code_sections) > SEARCH_PER_TARGET_CODE_BYTES:
+            searched = [CodeBytes(start, backend.view(start, end - start)) for start, end in code_sections]
         return ReferenceIndex(
             backend.inventory.records,
             backend.read,
@@ -276,11 +285,16 @@ class TargetAnalysis:
             self.section_ranges(doc, code_only=True),
             backend.code_mode,
             backend.code_spans,
+            searched,
         )
 
     def symbolizer(self, doc: Document) -> Symbolizer:
         """Names for the listing: the document's PLT stubs, procedures, data symbols and strings."""
-        strings = self.strings().documents()
+
+        def own_strings() -> list[FoundString]:
+            own = next((index for candidate, index in self.strings().documents() if candidate is doc), None)
+            return own.strings if own is not None else []
+
         with self._build_lock:
             found = self._symbolizers.get(doc.name)
             if found is None:
@@ -288,13 +302,12 @@ class TargetAnalysis:
                 mode = backend.disassembly_target()
                 slots = backend.import_slots()
                 stubs = decode_plt_stubs(mode, backend.stub_sections(), slots) if mode else {}
-                own = next((index for candidate, index in strings if candidate is doc), None)
                 found = Symbolizer(
                     backend.inventory.records,
                     self.section_ranges(doc, code_only=True),
                     stubs,
                     backend.data_symbols(),
-                    own.strings if own is not None else [],
+                    own_strings,
                     slots,
                 )
                 self._symbolizers[doc.name] = found

@@ -11,6 +11,7 @@ disassembly, done by capstone elsewhere).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -402,6 +403,15 @@ class LiefDocument:
         except Exception:  # unmapped or out-of-file addresses
             return b""
 
+    def view(self, address: int, size: int) -> bytes | memoryview:
+        if self._binary is None:
+            return b""
+        try:
+            # LIEF answers a view of the file it holds: no copy of the code (libLLVM's .text is 53 MB).
+            return self._binary.get_content_from_virtual_address(address, size)  # type: ignore[no-any-return]
+        except Exception:  # unmapped or out-of-file addresses
+            return b""
+
     def layout(self) -> dict[str, Any]:
         binary = self._binary
         if binary is None:
@@ -542,7 +552,7 @@ class LiefDocument:
             site = int(reloc.address)
             if kind in ("RELATIVE", "IRELATIVE", "RELR"):
                 target = int(reloc.addend)
-                if str(reloc.encoding).endswith("RELR"):
+                if _type_name(reloc.encoding) == "RELR":
                     kind = "RELR"
                 if not target:  # RELR and REL keep the addend in the slot itself
                     target = int.from_bytes(self.read(site, width), "little")
@@ -773,7 +783,13 @@ _RELOCATION_ARCH = re.compile(r"^(?:X86_64|AARCH64|ARM|386|I386|RISCV|PPC64|PPC)
 
 def relocation_kind(reloc: Any) -> str:
     """An ELF relocation's type without its LIEF enum and architecture prefix: `JUMP_SLOT`, `RELATIVE`."""
-    return _RELOCATION_ARCH.sub("", str(reloc.type).rsplit(".", 1)[-1])
+    return _type_name(reloc.type)
+
+
+@functools.cache
+def _type_name(relocation_type: Any) -> str:
+    # Once per type: formatting the enum costs more than the rest of reading a relocation (libLLVM has 382,000).
+    return _RELOCATION_ARCH.sub("", str(relocation_type).rsplit(".", 1)[-1])
 
 
 _SLOT_RELOCATIONS = frozenset({"JUMP_SLOT", "GLOB_DAT", "64", "ABS64", "GLOB_DAT32", "32"})

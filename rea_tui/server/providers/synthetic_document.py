@@ -109,6 +109,9 @@ class SyntheticDocument:
             table += text.encode("utf-8") + b"\x00"
         self._strings = bytes(table)
 
+    def view(self, address: int, size: int) -> bytes:
+        return self.read(address, size)
+
     def read(self, address: int, size: int) -> bytes:
         if self._strings_start <= address < self._strings_start + len(self._strings):
             offset = address - self._strings_start

@@ -9,6 +9,7 @@ and provider arguments follow seed 003 like every other name.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio.to_thread
@@ -230,6 +231,19 @@ def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
     return searched
 
 
+@dataclass(frozen=True, slots=True)
+class _FoundReferences:
+    """One page of find_references' answer, gathered in a worker."""
+
+    reference_count: int
+    rows: list[dict[str, Any]]
+    next_offset: int | None
+    total: int
+    data_total: int
+    data_rows: list[dict[str, Any]]
+    data_next_offset: int | None
+
+
 async def _reference_index(analysis: TargetAnalysis, doc: Document) -> ReferenceIndex:
     return await anyio.to_thread.run_sync(analysis.references, doc)
 
@@ -275,19 +289,25 @@ async def find_references(call: ToolCall) -> Outcome:
     index = await _reference_index(analysis, doc)
     data = await anyio.to_thread.run_sync(analysis.data_references, doc)
     symbols = await anyio.to_thread.run_sync(analysis.symbolizer, doc)
-    refs = index.to_procedure(low, names) if subject == "procedure" else index.to_range(low, high)
-    data_refs = data.to_range(low, high)
-    annotate = None
-    if subject == "string":
-        container = symbols.data_symbol(low)
-        if container is not None and container.address < low:
-            # The text lives inside a larger object (a deep-frozen const_str_...): its users refer to the object.
-            query["inside"] = {"symbol": container.name, "address": hex_address(container.address)}
-            refs = sorted([*refs, *index.to_range(container.address, low)], key=lambda r: r.site)
-            data_refs = [*data.to_range(container.address, low), *data_refs]
-        annotate = _string_annotation(doc, low, high, container if "inside" in query else None)
-    rows, next_offset, total = _procedures_referring(analysis, doc, refs, call, annotate)
-    data_rows, data_next = _data_rows(analysis, doc, data_refs, index, symbols, call, annotate)
+
+    def gather() -> _FoundReferences:
+        # In a worker: the biggest documents search their code per target (`reference_search`).
+        refs = index.to_procedure(low, names) if subject == "procedure" else index.to_range(low, high)
+        data_refs = data.to_range(low, high)
+        annotate = None
+        if subject == "string":
+            container = symbols.data_symbol(low)
+            if container is not None and container.address < low:
+                # The text lives inside a larger object (a deep-frozen const_str_...): its users refer to the object.
+                query["inside"] = {"symbol": container.name, "address": hex_address(container.address)}
+                refs = sorted([*refs, *index.to_range(container.address, low)], key=lambda r: r.site)
+                data_refs = [*data.to_range(container.address, low), *data_refs]
+            annotate = _string_annotation(doc, low, high, container if "inside" in query else None)
+        rows, next_offset, total = _procedures_referring(analysis, doc, refs, call, annotate)
+        data_rows, data_next = _data_rows(analysis, doc, data_refs, index, symbols, call, annotate)
+        return _FoundReferences(len(refs), rows, next_offset, total, len(data_refs), data_rows, data_next)
+
+    found = await anyio.to_thread.run_sync(gather)
     offset, limit = call.page()
     return Evidence(
         {
@@ -296,13 +316,13 @@ async def find_references(call: ToolCall) -> Outcome:
             "searched": _searched(doc, data),
             "offset": offset,
             "limit": limit,
-            "total": total,
-            "next_offset": next_offset,
-            "reference_count": len(refs),
-            "references": rows,
-            "data_total": len(data_refs),
-            "data_next_offset": data_next,
-            "data_references": data_rows,
+            "total": found.total,
+            "next_offset": found.next_offset,
+            "reference_count": found.reference_count,
+            "references": found.rows,
+            "data_total": found.data_total,
+            "data_next_offset": found.data_next_offset,
+            "data_references": found.data_rows,
             **not_decoded(doc),
         }
     )
@@ -347,8 +367,9 @@ async def callers(call: ToolCall) -> Outcome:
         return subject
     analysis, procedure, index = subject
     record = procedure.record
-    refs = [r for r in index.to_procedure(record.address, record.names) if r.kind in CALL_KINDS]
-    rows, next_offset, total = _procedures_referring(analysis, procedure.document, refs, call)
+    refs = await anyio.to_thread.run_sync(index.to_procedure, record.address, record.names)
+    calls = [r for r in refs if r.kind in CALL_KINDS]
+    rows, next_offset, total = _procedures_referring(analysis, procedure.document, calls, call)
     offset, limit = call.page()
     return Evidence(
         {
@@ -371,7 +392,7 @@ async def callees(call: ToolCall) -> Outcome:
     analysis, procedure, index = subject
     doc = procedure.document
     by_target: dict[int, list[CodeReference]] = {}
-    for ref in index.from_source(procedure.position):
+    for ref in await anyio.to_thread.run_sync(index.from_source, procedure.position):
         if ref.kind in CALL_KINDS:
             by_target.setdefault(ref.target, []).append(ref)
     offset, limit = call.page()
