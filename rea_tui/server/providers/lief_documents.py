@@ -29,7 +29,7 @@ from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
-from rea_tui.server.providers.demangling import demangled
+from rea_tui.server.providers.demangling import demangled, swift_mangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
 from rea_tui.server.providers.go_functions import (
     GOPCLNTAB,
@@ -129,6 +129,8 @@ class LiefDocument:
         """What of a Mach-O's `LC_FUNCTION_STARTS` could not be read, when something could not."""
         self.exports_note: str | None = None
         """Where a Mach-O's exports trie stopped holding together, when it did."""
+        self.swift_note: str | None = None
+        """That Swift-mangled names are offered mangled only, when the binary has some."""
         self.slice_note: str | None = None
         """What is wrong with where a universal binary's header puts this slice, when something is."""
         self.code_note: str | None = None
@@ -304,9 +306,16 @@ class LiefDocument:
                     names[address].add(clean_name(fn.name))
         self._thumb = frozenset(thumb)
         macho = self._kind == "MachO"
+        swift = 0
         for bucket in names.values():
             plain = [d for d in (demangled(name, macho) for name in bucket) if d is not None]
+            swift += sum(1 for name in bucket if swift_mangled(name, macho))
             bucket.update(clean_name(d) for d in plain)
+        if swift:
+            self.swift_note = (
+                f"Swift names are not demangled: {swift:,} of the procedures' names are Swift-mangled "
+                "and offered only as they are"
+            )
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
 
     def _go_table(self, binary: Any) -> tuple[bytes, int, str] | None:
@@ -365,6 +374,7 @@ class LiefDocument:
             self.go_note,
             self.function_starts_note,
             self.exports_note,
+            self.swift_note,
         )
         return [note for note in notes if note is not None]
 
