@@ -327,11 +327,11 @@ class LiefDocument:
             return bytes(binary.get_section(GOPCLNTAB).content), text_address, GOPCLNTAB
         if self._kind == "MachO":
             sections: list[Any] = list(binary.sections)
-            table = next((s for s in sections if s.name == MACHO_GOPCLNTAB), None)
+            table = next((s for s in sections if name_of(s) == MACHO_GOPCLNTAB), None)
             if table is None:
                 return None
             code = _code_sections(binary)
-            where = f"{table.segment_name},{MACHO_GOPCLNTAB}"
+            where = f"{name_of(table, 'segment_name')},{MACHO_GOPCLNTAB}"
             return bytes(table.content), min((c.start for c in code), default=0), where
         if self._kind == "PE":
             return self._pe_go_table(binary)
@@ -349,13 +349,13 @@ class LiefDocument:
         text_end = text_start + max(int(code[0].virtual_size), int(code[0].size))
         symbols: list[Any] = list(binary.symbols)
         for sym in symbols:
-            if sym.name == PCLNTAB_SYMBOL and sym.section is not None:
+            if name_of(sym) == PCLNTAB_SYMBOL and sym.section is not None:
                 content = bytes(sym.section.content)
                 if 0 <= int(sym.value) < len(content):
-                    where = f"{clean_name(sym.section.name)}'s {PCLNTAB_SYMBOL}"
+                    where = f"{name_of(sym.section)}'s {PCLNTAB_SYMBOL}"
                     return content[int(sym.value) :], text_start, where
         for section in sections:
-            if section.name != PE_READ_ONLY_DATA:
+            if name_of(section) != PE_READ_ONLY_DATA:
                 continue
             content = bytes(section.content)
             at = find_go_table(content, text_start, text_end)
