@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea_tui.server.providers.go_functions import find_go_table, read_go_functions
+from rea_tui.server.providers.lief_documents import LiefDocument
 from tests.server.test_ground_truth_go import as_in_the_function_table
 from tests.server.test_ground_truth_kinds import MINGW_PACKAGE, missing, procedures_of
 
@@ -138,6 +139,25 @@ async def test_a_stripped_go_macho_is_read_from_its_gopclntab(tmp_path: Path) ->
     subprocess.run([tool("llvm-strip", LLVM_PACKAGE), "-o", str(stripped), str(GO_MACHO)], check=True)
     assert macho_text_symbols(stripped) == [], "the copy still has symbols"
     await measure("go-hello-darwin-arm64 (stripped)", symbols, stripped)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unstripped_go_pe_and_macho_read_the_same(tmp_path: Path) -> None:
+    """With the symbol table kept the PE's table is found by `runtime.pclntab`; the figures are the same."""
+    await measure("go-hello.exe", coff_text_symbols(GO_PE), GO_PE)
+    await measure("go-hello-darwin-arm64", macho_text_symbols(GO_MACHO), GO_MACHO)
+
+
+def test_the_symbol_and_the_header_scan_find_the_same_table(tmp_path: Path) -> None:
+    stripped = tmp_path / "go-hello-stripped.exe"
+    subprocess.run([tool(MINGW_STRIP, MINGW_PACKAGE), "-o", str(stripped), str(GO_PE)], check=True)
+    by_symbol, by_header = LiefDocument(str(GO_PE)), LiefDocument(str(stripped))
+    found_by_symbol = by_symbol._go_table(by_symbol._binary)
+    found_by_header = by_header._go_table(by_header._binary)
+    assert found_by_symbol is not None and found_by_header is not None
+    assert found_by_symbol[2] == ".rdata's runtime.pclntab"
+    assert found_by_header[2] == "the Go function table in .rdata"
+    assert found_by_symbol[:2] == found_by_header[:2]
 
 
 @functools.cache

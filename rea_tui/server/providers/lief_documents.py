@@ -349,10 +349,13 @@ class LiefDocument:
         text_end = text_start + max(int(code[0].virtual_size), int(code[0].size))
         symbols: list[Any] = list(binary.symbols)
         for sym in symbols:
-            if name_of(sym) == PCLNTAB_SYMBOL and sym.section is not None:
-                content = bytes(sym.section.content)
+            # A COFF symbol's section number counts from 1 (0 and the negatives: undefined, absolute, debug).
+            number = int(sym.section_idx)
+            if name_of(sym) == PCLNTAB_SYMBOL and 1 <= number <= len(sections):
+                section = sections[number - 1]
+                content = bytes(section.content)
                 if 0 <= int(sym.value) < len(content):
-                    where = f"{name_of(sym.section)}'s {PCLNTAB_SYMBOL}"
+                    where = f"{name_of(section)}'s {PCLNTAB_SYMBOL}"
                     return content[int(sym.value) :], text_start, where
         for section in sections:
             if name_of(section) != PE_READ_ONLY_DATA:
