@@ -38,6 +38,9 @@ NAME_LIMIT = 4096
 # The instruction size quanta Go's architectures use (x86 1, s390x 2, the RISC ones 4).
 INSTRUCTION_QUANTA = (1, 2, 4)
 POINTER_SIZES = (4, 8)
+MAX_HEADER_CANDIDATES = 4096
+"""How many places with a magic and zero pad bytes the header scan looks at, per magic: a bound on the
+work a hostile file's decoys can cause (a Go linker's `.rdata` holds the magic a few times at most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,9 @@ def find_go_table(data: bytes, text_start: int, text_end: int) -> int | None:
     for magic in KNOWN_MAGICS:
         pattern = struct.pack("<I", magic) + b"\0\0"
         at = data.find(pattern)
-        while at >= 0:
+        for _ in range(MAX_HEADER_CANDIDATES):
+            if at < 0:
+                break
             if _plausible_header(data, at, magic, text_start, text_end):
                 return at
             at = data.find(pattern, at + 1)
