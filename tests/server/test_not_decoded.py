@@ -117,3 +117,37 @@ async def test_unreadable_unwind_records_are_named(tmp_path: Path) -> None:
         assert layout["warnings"] == document["not_decoded"]
     finally:
         await server.stop()
+
+
+SWIFT_NAME = b"$s4main5helloyyF"
+"""A Swift 5 mangled name (`main.hello() -> ()`), written over a C function's name in a copy."""
+RENAMED = b"deregister_tm_clones"
+"""A local function's name, only in `.strtab`, long enough to hold the Swift name and its NUL."""
+STRINGS_AARCH64 = Path(__file__).resolve().parent / "fixtures" / "kinds" / "strings-aarch64"
+
+
+async def test_swift_names_are_said_to_stay_mangled(tmp_path: Path) -> None:
+    path = copy_of(tmp_path, "strings-swift", str(STRINGS_AARCH64))
+    data = path.read_bytes()
+    assert data.count(b"\0" + RENAMED + b"\0") == 1
+    padded = SWIFT_NAME + b"\0" * (len(RENAMED) - len(SWIFT_NAME))
+    path.write_bytes(data.replace(b"\0" + RENAMED + b"\0", b"\0" + padded + b"\0"))
+    symbols = subprocess.run(["readelf", "-sW", str(path)], capture_output=True, text=True, check=True).stdout
+    swift = [line.split()[1] for line in symbols.splitlines() if line.endswith(" " + SWIFT_NAME.decode())]
+    assert len(swift) == 1, "readelf sees the Swift name once"
+    server, document = await opened(path)
+    try:
+        notes = [n for n in document["not_decoded"] if n.startswith("Swift names are not demangled")]
+        assert notes == [
+            "Swift names are not demangled: 1 of the procedures' names are Swift-mangled and offered only as they are"
+        ]
+        rows = await server.all_procedures(document["name"])
+        row = next(r for r in rows if int(r["address"], 16) == int(swift[0], 16))
+        assert row["names"] == [SWIFT_NAME.decode()]
+    finally:
+        await server.stop()
+    control, document = await opened(STRINGS_AARCH64)
+    try:
+        assert not any(n.startswith("Swift") for n in document.get("not_decoded", []))
+    finally:
+        await control.stop()

@@ -30,9 +30,15 @@ from rea_tui.server.code_references import SlotTarget
 from rea_tui.server.data_references import Relocation
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
-from rea_tui.server.providers.demangling import demangled
+from rea_tui.server.providers.demangling import demangled, swift_mangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
-from rea_tui.server.providers.go_functions import GOPCLNTAB, read_go_functions
+from rea_tui.server.providers.go_functions import (
+    GOPCLNTAB,
+    MACHO_GOPCLNTAB,
+    PCLNTAB_SYMBOL,
+    find_go_table,
+    read_go_functions,
+)
 from rea_tui.server.providers.macho_functions import (
     FUNCTION_STARTS,
     CodeSection,
@@ -124,6 +130,8 @@ class LiefDocument:
         """What of a Mach-O's `LC_FUNCTION_STARTS` could not be read, when something could not."""
         self.exports_note: str | None = None
         """Where a Mach-O's exports trie stopped holding together, when it did."""
+        self.swift_note: str | None = None
+        """That Swift-mangled names are offered mangled only, when the binary has some."""
         self.slice_note: str | None = None
         """What is wrong with where a universal binary's header puts this slice, when something is."""
         self.code_note: str | None = None
@@ -252,10 +260,9 @@ class LiefDocument:
                 if executable(address) and not any(lo <= address < hi for lo, hi in stubs):
                     names.setdefault(address, set())  # an FDE is a procedure even without a name
                     sizes.setdefault(address, size)
-        go_section = binary.get_section(GOPCLNTAB) if self._kind == "ELF" and binary.has_section(GOPCLNTAB) else None
-        if go_section is not None:
-            text = binary.get_section(".text") if binary.has_section(".text") else None
-            go = read_go_functions(bytes(go_section.content), int(text.virtual_address) if text is not None else 0)
+        go_table = self._go_table(binary)
+        if go_table is not None:
+            go = read_go_functions(*go_table)
             self.go_note = go.error
             for function in go.functions:
                 if executable(function.address):
@@ -300,10 +307,65 @@ class LiefDocument:
                     names[address].add(clean_name(fn.name))
         self._thumb = frozenset(thumb)
         macho = self._kind == "MachO"
+        swift = 0
         for bucket in names.values():
             plain = [d for d in (demangled(name, macho) for name in bucket) if d is not None]
+            swift += sum(1 for name in bucket if swift_mangled(name, macho))
             bucket.update(clean_name(d) for d in plain)
+        if swift:
+            self.swift_note = (
+                f"Swift names are not demangled: {swift:,} of the procedures' names are Swift-mangled "
+                "and offered only as they are"
+            )
         return [ProcedureRecord(address=a, names=tuple(sorted(names[a])), size=sizes.get(a)) for a in sorted(names)]
+
+    def _go_table(self, binary: Any) -> tuple[bytes, int, str] | None:
+        """A Go binary's function table: its bytes (from its header to the end of what holds it), the
+        address of the text its entries count from, and what to call it; None when there is none."""
+        if self._kind == "ELF" and binary.has_section(GOPCLNTAB):
+            text = binary.get_section(".text") if binary.has_section(".text") else None
+            text_address = int(text.virtual_address) if text is not None else 0
+            return bytes(binary.get_section(GOPCLNTAB).content), text_address, GOPCLNTAB
+        if self._kind == "MachO":
+            sections: list[Any] = list(binary.sections)
+            table = next((s for s in sections if name_of(s) == MACHO_GOPCLNTAB), None)
+            if table is None:
+                return None
+            code = _code_sections(binary)
+            where = f"{name_of(table, 'segment_name')},{MACHO_GOPCLNTAB}"
+            return bytes(table.content), min((c.start for c in code), default=0), where
+        if self._kind == "PE":
+            return self._pe_go_table(binary)
+        return None
+
+    def _pe_go_table(self, binary: Any) -> tuple[bytes, int, str] | None:
+        """A Go PE's function table, inside `.rdata`: where the `runtime.pclntab` COFF symbol points, else
+        (a stripped binary) where a header that holds together and names this text starts."""
+        base = self._imagebase(binary)
+        sections: list[Any] = list(binary.sections)
+        code = [s for s in sections if s.has_characteristic(lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE)]
+        if not code:
+            return None
+        text_start = base + int(code[0].virtual_address)
+        text_end = text_start + max(int(code[0].virtual_size), int(code[0].size))
+        symbols: list[Any] = list(binary.symbols)
+        for sym in symbols:
+            # A COFF symbol's section number counts from 1 (0 and the negatives: undefined, absolute, debug).
+            number = int(sym.section_idx)
+            if name_of(sym) == PCLNTAB_SYMBOL and 1 <= number <= len(sections):
+                section = sections[number - 1]
+                content = bytes(section.content)
+                if 0 <= int(sym.value) < len(content):
+                    where = f"{name_of(section)}'s {PCLNTAB_SYMBOL}"
+                    return content[int(sym.value) :], text_start, where
+        for section in sections:
+            if name_of(section) != PE_READ_ONLY_DATA:
+                continue
+            content = bytes(section.content)
+            at = find_go_table(content, text_start, text_end)
+            if at is not None:
+                return content[at:], text_start, f"the Go function table in {PE_READ_ONLY_DATA}"
+        return None
 
     @property
     def not_decoded(self) -> list[str]:
@@ -316,6 +378,7 @@ class LiefDocument:
             self.go_note,
             self.function_starts_note,
             self.exports_note,
+            self.swift_note,
         )
         return [note for note in notes if note is not None]
 
@@ -671,6 +734,8 @@ def _parse(source: str | bytes, fmt: str) -> Any:
 
 THUMB_BIT = 1
 """Bit 0 of a 32-bit ARM function symbol's value: the function is Thumb code."""
+PE_READ_ONLY_DATA = ".rdata"
+"""Where a Go PE's linker puts its function table, among the other read-only data."""
 _MAPPING = re.compile(r"^\$([atdx])(?:\.|$)")
 """ARM ELF mapping symbols: `$a` ARM code, `$t` Thumb code, `$x` AArch64 code, `$d` data, from their
 address on."""
