@@ -153,7 +153,7 @@ def verdict(ok: bool) -> str:
 
 
 def server_spec(procedures: int, name: str = SERVER) -> Any:
-    from rea_tui.host.config import ServerSpec
+    from rea_tui.host.config.config import ServerSpec
 
     return ServerSpec(
         name=name,
@@ -260,9 +260,9 @@ async def direct_baseline(
     procedures: int, plan_for: Callable[[list[str]], list[Keystroke]]
 ) -> tuple[DirectResult, list[Keystroke]]:
     """Warm the server, learn real values, then send every planned value with CompletionFeed.complete."""
-    from rea_tui.host.completion import CompletionRef
+    from rea_tui.host.features.completion import CompletionRef
     from rea_tui.host.hosted import HostedServer
-    from rea_tui.host.protocol_memory import ProtocolMemory
+    from rea_tui.host.protocol.protocol_memory import ProtocolMemory
 
     hosted = HostedServer(server_spec(procedures), timeout=30.0, memory=ProtocolMemory())
     ref = CompletionRef("prompt", PROMPT)
@@ -741,7 +741,7 @@ def pair_records(records: list[Any], sent: list[WireRequest]) -> tuple[list[tupl
 
 
 def _ref() -> Any:
-    from rea_tui.host.completion import CompletionRef
+    from rea_tui.host.features.completion import CompletionRef
 
     return CompletionRef("prompt", PROMPT)
 

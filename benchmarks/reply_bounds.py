@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rea_tui.host.reply_limit import DEFAULT_MAX_REPLY_BYTES, MIB  # noqa: E402
+from rea_tui.host.transports.reply_limit import DEFAULT_MAX_REPLY_BYTES, MIB  # noqa: E402
 from tests.conftest import start_http_server  # noqa: E402
 from tests.support.peak_rss import Measured, run_measured  # noqa: E402
 

@@ -43,7 +43,7 @@ from timing import REPO, load_average
 REPLY_TIMEOUT_SECONDS = 120.0
 STOP_TIMEOUT_SECONDS = 10.0
 HOST_NICENESS = 5
-"""What the host gives a stdio server it starts (`rea_tui.host.transport`)."""
+"""What the host gives a stdio server it starts (`rea_tui.host.transports.transport`)."""
 MODERN = "2026-07-28"
 CLIENT_INFO = {"name": "bench", "version": "0"}
 MODERN_META = {

@@ -26,7 +26,7 @@ run. Runs alternate between the clients (the order rotates each round) and
 the figures are medians; rea-tui runs with its own XDG folders, warmed by an
 uncounted first run (its protocol memory then knows the server speaks the
 legacy handshake, as a user's does after the first connection). Warmed, its
-HTTP runs take the lean client (`rea_tui/host/lean_http.py`, no SDK import);
+HTTP runs take the lean client (`rea_tui/host/fastpath/lean_http.py`, no SDK import);
 `REA_TUI_FULL_PATH=1` in the environment times the SDK's path instead. Nothing
 is asserted; it prints figures, ratios and the issue's targets.
 """

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 
 REPO = Path(__file__).resolve().parent.parent
 

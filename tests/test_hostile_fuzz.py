@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from rea_tui.host import ServerSpec
-from rea_tui.host.models import parse_prompt, parse_resource, parse_resource_template, parse_tool
+from rea_tui.host.protocol.models import parse_prompt, parse_resource, parse_resource_template, parse_tool
 from tests.cli import Run, assert_terminal_safe, rea, rea_many
 from tests.conftest import REPO
 from tests.support.http_bridge import bridged

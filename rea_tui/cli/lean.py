@@ -1,7 +1,7 @@
-"""Which one-shot commands take a lean client (`rea_tui.host.lean_http`, `lean_stdio`), and running them on it.
+"""Which one-shot commands take a lean client (`rea_tui.host.fastpath.lean_http`, `lean_stdio`), and running them on it.
 
 Over stdio, `prompts` and `tools` on a server that spoke 2026-07-28 at its last connection ask it
-directly, with no SDK (`rea_tui.host.lean_stdio`); anything amiss, and they run on the full path.
+directly, with no SDK (`rea_tui.host.fastpath.lean_stdio`); anything amiss, and they run on the full path.
 Over HTTP:
 
 The command's own body runs, on the lean client instead of a `HostedServer`,
@@ -90,7 +90,7 @@ def run_lean(context: Context) -> int | None:
 
 
 def lean_stdio_client(context: Context) -> LeanStdio | None:
-    """For `prompts` and `tools` on one stdio server known to speak 2026-07-28 (`rea_tui.host.lean_stdio`)."""
+    """For `prompts` and `tools` on one stdio server known to speak 2026-07-28 (`rea_tui.host.fastpath.lean_stdio`)."""
     if not _plain_one_shot(context, LEAN_LIST_COMMANDS):
         return None
     spec = context.specs[0]

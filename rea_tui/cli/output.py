@@ -1,6 +1,6 @@
 """The one writer of the command line: every line on stdout and stderr goes through here.
 
-Each write passes the egress guard (`rea_tui.host.egress.guard`), so no control
+Each write passes the egress guard (`rea_tui.host.trust.egress.guard`), so no control
 character or escape sequence from a server reaches the terminal even if a
 command forgot to sanitize (and the test suite, in strict mode, fails
 instead). JSON is written ASCII-only, so server text in it is escaped.

@@ -14,14 +14,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rea_tui.host.catalog import ServerCatalogs
-from rea_tui.host.completion import CompletionFeed
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.connection import DEFAULT_TIMEOUT, Connection
-from rea_tui.host.errors import MALFORMED_RESULT, ProtocolError
-from rea_tui.host.events import HostEvent, ListsPreviewed
-from rea_tui.host.models import EmbeddedResourceBlock, parse_resource_contents
-from rea_tui.host.protocol_memory import ProtocolMemory
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.features.catalog import ServerCatalogs
+from rea_tui.host.features.completion import CompletionFeed
+from rea_tui.host.protocol.connection import DEFAULT_TIMEOUT, Connection
+from rea_tui.host.protocol.errors import MALFORMED_RESULT, ProtocolError
+from rea_tui.host.protocol.events import HostEvent, ListsPreviewed
+from rea_tui.host.protocol.models import EmbeddedResourceBlock, parse_resource_contents
+from rea_tui.host.protocol.protocol_memory import ProtocolMemory
 
 ServerStatus = Literal["idle", "connecting", "ready", "failed", "exited", "closed"]
 
@@ -153,7 +153,7 @@ class HostedServer:
 
     async def read_target(self) -> str | None:
         """The target a REA server names in `rea://session` (None for other servers, or if unreadable)."""
-        from rea_tui.host.errors import HostError
+        from rea_tui.host.protocol.errors import HostError
 
         self.target = None
         self.target_state = None

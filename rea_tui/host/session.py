@@ -16,25 +16,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rea_tui.host.allowances import Allowances
-from rea_tui.host.completion import CompletionLog
-from rea_tui.host.errors import HostError, ServerUnavailable
-from rea_tui.host.events import TargetRead
-from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger, citation_qualifiers
-from rea_tui.host.notes import Notebook, NoteChanged
-from rea_tui.host.observers import Listeners
-from rea_tui.host.resource_watch import ResourceWatches
-from rea_tui.host.transcript import SessionRecorder, TranscriptWriter
+from rea_tui.host.evidence.evidence import EvidenceEntry, EvidenceLedger, citation_qualifiers
+from rea_tui.host.evidence.notes import Notebook, NoteChanged
+from rea_tui.host.features.allowances import Allowances
+from rea_tui.host.features.completion import CompletionLog
+from rea_tui.host.features.resource_watch import ResourceWatches
+from rea_tui.host.protocol.errors import HostError, ServerUnavailable
+from rea_tui.host.protocol.events import TargetRead
+from rea_tui.host.protocol.observers import Listeners
+from rea_tui.host.records.transcript import SessionRecorder, TranscriptWriter
 
 if TYPE_CHECKING:
-    from rea_tui.host.config import ServerSpec
-    from rea_tui.host.deferred_inputs import DeferredInputs
-    from rea_tui.host.events import HostEvent
+    from rea_tui.host.config.config import ServerSpec
+    from rea_tui.host.config.deferred_inputs import DeferredInputs
+    from rea_tui.host.config.inputs import InputSpec
+    from rea_tui.host.features.task_board import TaskBoard
+    from rea_tui.host.features.workflow import Workflow
     from rea_tui.host.hosted import HostedServer, ServerStatus
-    from rea_tui.host.inputs import InputSpec
-    from rea_tui.host.models import Tool
-    from rea_tui.host.task_board import TaskBoard
-    from rea_tui.host.workflow import Workflow
+    from rea_tui.host.protocol.events import HostEvent
+    from rea_tui.host.protocol.models import Tool
 
 FormKind = Literal["prompt", "template"]
 # A server stopped as the app leaves: how long it has after SIGTERM before SIGKILL (one that handles SIGTERM
@@ -164,7 +164,7 @@ class Session:
     async def _create(self, name: str) -> HostedServer:
         # The connection modules (and anyio) load off the event loop: the TUI's first frame is painted by now.
         hosted_module = await asyncio.to_thread(importlib.import_module, "rea_tui.host.hosted")
-        from rea_tui.host.protocol_memory import ProtocolMemory
+        from rea_tui.host.protocol.protocol_memory import ProtocolMemory
 
         self._refuse_if_closed(name)
 
@@ -192,7 +192,7 @@ class Session:
 
     async def _fill_inputs(self, name: str) -> None:
         """Ask for the `${input:NAME}` values this server's entry uses (each once per session)."""
-        from rea_tui.host.deferred_inputs import fill_inputs, pending_inputs
+        from rea_tui.host.config.deferred_inputs import fill_inputs, pending_inputs
 
         spec = self.spec(name)
         missing = pending_inputs(spec)
@@ -316,7 +316,7 @@ class Session:
         # Started early for a connect that never began.
         started, self._started = list(self._started.values()), {}
         if started:
-            from rea_tui.host.transport import end_unadopted
+            from rea_tui.host.transports.transport import end_unadopted
 
             for process in started:
                 await end_unadopted(process)
@@ -325,7 +325,7 @@ class Session:
     # ------------------------------------------------------------ the investigation
 
     async def render_prompt(self, server: str, name: str, values: dict[str, str]) -> Workflow:
-        from rea_tui.host.workflow import render_prompt
+        from rea_tui.host.features.workflow import render_prompt
 
         hosted = await self._require(server)
         prompt = hosted.catalogs.prompts.get(name)
@@ -354,8 +354,8 @@ class Session:
         follows: str | None = None,
     ) -> EvidenceEntry:
         """Run an approved call; its entry is in the ledger (and the transcript) whatever happened."""
-        from rea_tui.host.catalog import exclusion_warning
-        from rea_tui.host.tool_call import run_tool_call
+        from rea_tui.host.features.catalog import exclusion_warning
+        from rea_tui.host.features.tool_call import run_tool_call
 
         hosted = await self._require(server)
         excluded = hosted.catalogs.tools.excluded_named(name)
@@ -379,7 +379,7 @@ class Session:
 
     async def read_resource(self, server: str, uri: str) -> EvidenceEntry:
         """Read a resource into the ledger; `uri` as listed (display-safe) or as the server wrote it."""
-        from rea_tui.host.tool_call import run_resource_read
+        from rea_tui.host.features.tool_call import run_resource_read
 
         hosted = await self._require(server)
         listed = next((r for r in hosted.catalogs.resources.items if r.uri == uri), None)

@@ -2,7 +2,7 @@
 
 A host asks for `prompts/list`, `tools/list`, `resources/list` and
 `resources/templates/list` right after the opening request, before the SDK
-has loaded (`rea_tui.host.early_lists` does so at 2026-07-28). The items come
+has loaded (`rea_tui.host.fastpath.early_lists` does so at 2026-07-28). The items come
 from `server_lists`, the data the SDK's handlers validate too; this module
 only wraps them the way the SDK's result pipeline does at the request's
 protocol version, so the stdio front's early reply is the SDK's reply byte

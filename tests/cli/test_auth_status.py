@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rea_tui.host.auth.store import AuthRecord, TokenStore
-from rea_tui.host.config import user_config_path
+from rea_tui.host.config.config import user_config_path
 from tests.cli import rea
 
 KEPT_URL = "http://127.0.0.1:9/mcp"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rea_tui.host.config import ConfigError, ServerSelection, parse_config, resolve_servers
-from rea_tui.host.discovery import discover
-from rea_tui.host.inputs import InputSpec
+from rea_tui.host.config.config import ConfigError, ServerSelection, parse_config, resolve_servers
+from rea_tui.host.config.discovery import discover
+from rea_tui.host.config.inputs import InputSpec
 from tests.cli import PYTHON, REPO, raw, rea, rea_many, sample_entry, write_config
 
 

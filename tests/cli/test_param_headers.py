@@ -180,8 +180,8 @@ def test_the_catalog_screens_every_entry_point() -> None:
     """Refresh and the early preview both reach `_keep` through `screen_tools` (a skipped path lists bad_score)."""
     import asyncio
 
-    from rea_tui.host.catalog import ToolCatalog
-    from rea_tui.host.sdk_loader import load_sdk
+    from rea_tui.host.features.catalog import ToolCatalog
+    from rea_tui.host.protocol.sdk_loader import load_sdk
 
     load_sdk()
     bad = {
@@ -216,7 +216,7 @@ def test_without_the_sdk_an_annotated_listing_is_handed_over_and_a_plain_one_is_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from rea_tui.host import tool_headers
-    from rea_tui.host.tool_headers import ListingNeedsSdk, screen_tools
+    from rea_tui.host.features.tool_headers import ListingNeedsSdk, screen_tools
 
     monkeypatch.setattr(tool_headers, "sdk_loaded", lambda: False)
     plain = [{"name": "p", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}]
@@ -229,7 +229,7 @@ def test_without_the_sdk_an_annotated_listing_is_handed_over_and_a_plain_one_is_
 
 def test_the_lean_paths_do_not_import_the_sdk_to_check() -> None:
     """`tool_headers` is imported by the catalog on the lean paths: importing it must not load the SDK."""
-    code = "import sys, rea_tui.host.catalog; print('mcp' in sys.modules)"
+    code = "import sys, rea_tui.host.features.catalog; print('mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.strip() == "False"
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from rea_tui.host.audit import RULES_BY_ID, Audit, AuditOptions, AuditProgress, AuditReport
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 from rea_tui.host.hosted import HostedServer
 from tests.conftest import REPO
 from tests.support.audit_server import PROMPTS, RULE_ARGUMENTS

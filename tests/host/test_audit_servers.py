@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rea_tui.host.audit import Audit, AuditOptions, AuditReport
-from rea_tui.host.config import ServerSpec, bundled_server_spec
+from rea_tui.host.config.config import ServerSpec, bundled_server_spec
 from rea_tui.host.hosted import HostedServer
 from tests.support.npm_servers import everything_command
 

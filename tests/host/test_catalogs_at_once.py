@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from rea_tui.host.catalog import PARSE_OFF_LOOP_FROM
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.features.catalog import PARSE_OFF_LOOP_FROM
 from rea_tui.host.hosted import HostedServer
 
 # Answers the list methods only once all four have arrived (or, if they never do, after a while,

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea_tui.host import TrustGate, folder_listing, jsonc
-from rea_tui.host.client_variables import VariableContext, VariableError, codex_headers, dialect_for
-from rea_tui.host.trust_store import FolderFile, digest
+from rea_tui.host.config.client_variables import VariableContext, VariableError, codex_headers, dialect_for
+from rea_tui.host.trust.trust_store import FolderFile, digest
 
 # Text that looks like JSONC syntax inside strings and keys.
 TRICKY = st.sampled_from(["//", "/*", "*/", ",", ",]", ",}", '"', "\\", "\n", " ", "a", "\u2028", "é"])

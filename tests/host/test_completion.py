@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from rea_tui.host.completion import (
+from rea_tui.host.features.completion import (
     CompletionFailure,
     CompletionFeed,
     CompletionPage,
@@ -14,8 +14,8 @@ from rea_tui.host.completion import (
     context_for,
     lint_completion,
 )
-from rea_tui.host.connection import Connection
-from rea_tui.host.errors import ProtocolError
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.errors import ProtocolError
 from tests.conftest import raw_spec, sample_spec
 
 INVESTIGATE = CompletionRef("prompt", "investigate")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from rea_tui.host.config import (
+from rea_tui.host.config.config import (
     ConfigError,
     ServerSelection,
     ServerSpec,

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.connection import Connection
-from rea_tui.host.errors import ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
-from rea_tui.host.events import ConnectionLost, HostEvent, ListChanged
-from rea_tui.host.protocol_memory import ProtocolMemory
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.errors import ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+from rea_tui.host.protocol.events import ConnectionLost, HostEvent, ListChanged
+from rea_tui.host.protocol.protocol_memory import ProtocolMemory
 from tests.conftest import raw_spec, sample_spec
 
 

@@ -12,9 +12,9 @@ import json
 import sys
 
 from rea_tui.host import ListsPreviewed, Session, start_server_process
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.events import HostEvent
+from rea_tui.host.config.config import ServerSpec
 from rea_tui.host.hosted import HostedServer
+from rea_tui.host.protocol.events import HostEvent
 from tests.support.scenarios import SERVER
 from tests.support.slow_opening import HOLD_SECONDS, slow_reference_spec
 

@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rea_tui.host.evidence import EvidenceEntry, EvidenceLedger
-from rea_tui.host.notes import Notebook, citations_in
-from rea_tui.host.replay_plan import entry_from_record, plan_replay
-from rea_tui.host.report import render_markdown
-from rea_tui.host.tool_call import fill_result
-from rea_tui.host.transcript import SessionRecorder, TranscriptWriter, read_transcript
+from rea_tui.host.evidence.evidence import EvidenceEntry, EvidenceLedger
+from rea_tui.host.evidence.notes import Notebook, citations_in
+from rea_tui.host.features.tool_call import fill_result
+from rea_tui.host.records.replay_plan import entry_from_record, plan_replay
+from rea_tui.host.records.report import render_markdown
+from rea_tui.host.records.transcript import SessionRecorder, TranscriptWriter, read_transcript
 
 QUESTION = {
     "reason": "ambiguous",

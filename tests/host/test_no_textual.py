@@ -76,9 +76,9 @@ def test_host_server_and_cli_never_import_textual() -> None:
     imported = report["imported"]
     # The walk really covered the host core (not just the empty package).
     for module in (
-        "rea_tui.host.connection",
-        "rea_tui.host.completion",
-        "rea_tui.host.tool_call",
+        "rea_tui.host.protocol.connection",
+        "rea_tui.host.features.completion",
+        "rea_tui.host.features.tool_call",
         "rea_tui.cli.commands.call",
     ):
         assert module in imported

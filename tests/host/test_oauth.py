@@ -18,9 +18,9 @@ import pytest
 from rea_tui.host.auth import auth_status, logout
 from rea_tui.host.auth.signin import login, needs_authorization
 from rea_tui.host.auth.store import TokenStore, auth_dir
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.connection import Connection
-from rea_tui.host.errors import AuthorizationRequired
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.errors import AuthorizationRequired
 from tests.cli import REPO, rea, write_config
 from tests.conftest import start_http_server
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from rea_tui.host.auth.store import auth_dir
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.connection import Connection
-from rea_tui.host.errors import AuthorizationRequired
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.errors import AuthorizationRequired
 from tests.cli import REPO, rea
 from tests.cli.test_lean_http import FULL
 from tests.conftest import start_http_server

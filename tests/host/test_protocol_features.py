@@ -33,7 +33,7 @@ from rea_tui.host import (
     subscribe,
     unsubscribe,
 )
-from rea_tui.host.config import ConfigError, parse_config
+from rea_tui.host.config.config import ConfigError, parse_config
 from tests.conftest import REPO
 from tests.host.test_tasks import everything_spec
 from tests.host.test_waiting import fastmcp_spec

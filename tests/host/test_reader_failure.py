@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import rea_tui.host.transport as transport
+import rea_tui.host.transports.transport as transport
 from rea_tui.host import HostedServer, ServerExited
 from tests.conftest import sample_spec
 

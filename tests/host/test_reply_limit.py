@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea_tui.host.reply_limit import (
+from rea_tui.host.transports.reply_limit import (
     DECODE_CHUNK_BYTES,
     MIB,
     BodyUndecodable,

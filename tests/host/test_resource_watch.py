@@ -7,8 +7,8 @@ tests/ui/test_server_screens.py.
 from __future__ import annotations
 
 from rea_tui.host import HostEvent, ResourceUpdated
-from rea_tui.host.observers import Listeners
-from rea_tui.host.resource_watch import ResourceWatches, WatchedResource
+from rea_tui.host.features.resource_watch import ResourceWatches, WatchedResource
+from rea_tui.host.protocol.observers import Listeners
 
 # As many distinct URIs as a misbehaving server might announce.
 FLOOD = 10_000

@@ -1,4 +1,4 @@
-from rea_tui.host.safe_text import sanitize, sanitize_line
+from rea_tui.host.trust.safe_text import sanitize, sanitize_line
 
 CSI = "\x1b[31mred\x1b[0m"
 OSC8 = "\x1b]8;;http://evil.example\x07link\x1b]8;;\x07"
@@ -78,7 +78,7 @@ def test_the_fast_check_finds_every_character_the_full_class_does() -> None:
     for every code point, alone and beside ASCII, an accent and an emoji."""
     import sys
 
-    from rea_tui.host.safe_text import HIDDEN_CHARACTER, has_hidden
+    from rea_tui.host.trust.safe_text import HIDDEN_CHARACTER, has_hidden
 
     disagree = [
         f"U+{point:04X} in {context!r}"

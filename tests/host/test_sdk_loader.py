@@ -15,7 +15,7 @@ from tests.support.import_gate import gated_environment
 SCRIPT = """
 import sys, threading
 from rea_tui.host import after_sdk_load
-from rea_tui.host.sdk_loader import load_sdk
+from rea_tui.host.protocol.sdk_loader import load_sdk
 assert "mcp" not in sys.modules, "the hook's module imported the SDK"
 calls = []
 after_sdk_load(lambda: calls.append(("first", threading.current_thread().name, "mcp.client.session" in sys.modules)))

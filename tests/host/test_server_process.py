@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.server_start import start_servers
-from rea_tui.host.transport import CROWD_NICENESS_STEP, MAX_NICENESS, crowd_niceness, start_server_process
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.transports.server_start import start_servers
+from rea_tui.host.transports.transport import CROWD_NICENESS_STEP, MAX_NICENESS, crowd_niceness, start_server_process
 
 REPORTS = "import json, os; print(json.dumps([os.getpgid(0), os.getsid(0), os.getpriority(os.PRIO_PROCESS, 0)]))"
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rea_tui.host.config import ServerSelection, resolve_servers
-from rea_tui.host.connection import Connection
+from rea_tui.host.config.config import ServerSelection, resolve_servers
+from rea_tui.host.protocol.connection import Connection
 from tests.cli import rea, rea_many, write_config
 from tests.conftest import REPO
 

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from rea_tui.host import HostError, Session, start_server_process
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.traffic import TrafficLog
-from rea_tui.host.transport import StderrBuffer, StdioProcess
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.transports.traffic import TrafficLog
+from rea_tui.host.transports.transport import StderrBuffer, StdioProcess
 
 # Each child says it is set up (signal handlers in place) with one JSON-RPC line, then behaves as named.
 READY = 'print(\'{"jsonrpc": "2.0", "method": "notifications/ready"}\', flush=True)'

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.shared.inbound import find_invalid_x_mcp_header
 
-from rea_tui.host.sdk_loader import load_sdk
-from rea_tui.host.tool_headers import carries_header_annotation, screen_tools
+from rea_tui.host.features.tool_headers import carries_header_annotation, screen_tools
+from rea_tui.host.protocol.sdk_loader import load_sdk
 
 load_sdk()
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from rea_tui.host.markdown_text import md_cell, md_inline, md_span
-from rea_tui.host.report import md_code, md_text, render_json, render_markdown
-from rea_tui.host.transcript import (
+from rea_tui.host.records.report import md_code, md_text, render_json, render_markdown
+from rea_tui.host.records.transcript import (
     REDACTED,
     SessionRecorder,
     TranscriptWriter,
@@ -18,6 +17,7 @@ from rea_tui.host.transcript import (
     redact_content,
     summarize,
 )
+from rea_tui.host.trust.markdown_text import md_cell, md_inline, md_span
 
 HOSTILE = "<script>alert(1)</script> [click](http://evil.example) # Heading\n- item\n```\nfence\n``` **bold** \x1b[31m"
 

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rea_tui.host import TrustGate, TrustStore, folder_listing, trust_gate
-from rea_tui.host.safe_text import has_hidden, sanitize_line
-from rea_tui.host.trust_store import FolderFile, digest, folder_servers
+from rea_tui.host.trust.safe_text import has_hidden, sanitize_line
+from rea_tui.host.trust.trust_store import FolderFile, digest, folder_servers
 
 # Characters an attacker reaches for: ESC and other C0/C1 controls, CR/LF, bidi overrides and isolates,
 # zero-width characters, the line separator, a tag character; mixed with ordinary text.
@@ -121,8 +121,8 @@ def test_a_folder_file_that_is_the_users_own_is_not_asked_about(tmp_path: Path, 
 
 
 def test_the_gate_reads_every_folder_file_that_discovery_reads(tmp_path: Path) -> None:
-    from rea_tui.host.client_configs import config_sources
-    from rea_tui.host.trust_store import FOLDER_FILES
+    from rea_tui.host.config.client_configs import config_sources
+    from rea_tui.host.trust.trust_store import FOLDER_FILES
 
     repo = tmp_path / "repo"
     sources = config_sources(cwd=repo)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from rea_tui.host.catalog import ServerCatalogs
-from rea_tui.host.connection import Connection
-from rea_tui.host.evidence import EvidenceLedger
-from rea_tui.host.models import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, Tool
-from rea_tui.host.safe_text import sanitize
-from rea_tui.host.tool_call import run_tool_call
-from rea_tui.host.workflow import find_steps, render_prompt
+from rea_tui.host.evidence.evidence import EvidenceLedger
+from rea_tui.host.features.catalog import ServerCatalogs
+from rea_tui.host.features.tool_call import run_tool_call
+from rea_tui.host.features.workflow import find_steps, render_prompt
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.models import EmbeddedResourceBlock, MediaBlock, ResourceLinkBlock, TextBlock, Tool
+from rea_tui.host.trust.safe_text import sanitize
 from tests.conftest import raw_spec, sample_spec
 
 

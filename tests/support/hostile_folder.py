@@ -41,7 +41,7 @@ KINDS: tuple[tuple[str, str], ...] = (
 )
 
 
-# How each kind's client writes "the environment variable SECRET" (rea_tui.host.client_variables).
+# How each kind's client writes "the environment variable SECRET" (rea_tui.host.config.client_variables).
 SECRET_VARIABLE: dict[str, str] = {
     "rt": "${env:SECRET}",
     "cc": "${SECRET}",

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import IO
 
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 
 # How long the SDK's opening is held back: time enough, even on a loaded machine, for the server to
 # answer the host's early lists and for a test to look at what the host does with them meanwhile.

@@ -8,8 +8,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from rea_tui.host.replay_plan import plan_replay
-from rea_tui.host.transcript import TranscriptWriter, read_transcript
+from rea_tui.host.records.replay_plan import plan_replay
+from rea_tui.host.records.transcript import TranscriptWriter, read_transcript
 from rea_tui.ui.app import ReaApp
 from tests.conftest import sample_spec
 from tests.support.pilot import make_app, screen_text, wait_for

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rea_tui.host import HostedServer
-from rea_tui.host.connection import Connection
+from rea_tui.host.protocol.connection import Connection
 from rea_tui.ui.screens.protocol_log import ProtocolLogScreen
 from tests.support.pilot import make_app, ready, screen_text, sent, wait_for
 from tests.support.scenarios import SERVER, SIZE, open_tool, reference_spec, review, screen_named

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rea_tui.host.report import render_markdown
-from rea_tui.host.transcript import read_transcript
+from rea_tui.host.records.report import render_markdown
+from rea_tui.host.records.transcript import read_transcript
 from rea_tui.ui.widgets.entry_list import EntryList
 from tests.conftest import sample_spec
 from tests.support.pilot import make_app

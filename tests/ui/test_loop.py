@@ -21,8 +21,8 @@ from textual import events
 from textual.widgets import Button, Input, ListView, OptionList, Select, Static, Tree
 from textual.widgets._select import SelectCurrent
 
-from rea_tui.host.evidence import EvidenceEntry, Progress
-from rea_tui.host.traffic import TrafficLog
+from rea_tui.host.evidence.evidence import EvidenceEntry, Progress
+from rea_tui.host.transports.traffic import TrafficLog
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.widgets.argument_form import ArgumentForm
 from rea_tui.ui.widgets.entry_list import EntryList

@@ -24,16 +24,16 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, RichLog, Select, Static, TabbedContent
 
-from rea_tui.host.completion import (
+from rea_tui.host.features.completion import (
     CompletionFailure,
     CompletionFeed,
     CompletionLog,
     CompletionPage,
     CompletionRef,
 )
-from rea_tui.host.connection import Connection
-from rea_tui.host.errors import ServerExited
-from rea_tui.host.traffic import TrafficLog
+from rea_tui.host.protocol.connection import Connection
+from rea_tui.host.protocol.errors import ServerExited
+from rea_tui.host.transports.traffic import TrafficLog
 from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
 from rea_tui.ui.screens.protocol_log import TABLE_ROWS, TABLE_SLACK, ProtocolLogScreen
 from rea_tui.ui.settings import AppSettings

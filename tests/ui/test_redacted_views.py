@@ -12,7 +12,7 @@ from __future__ import annotations
 from textual.widgets import RichLog, TabbedContent
 
 from rea_tui.host import ServerSpec
-from rea_tui.host.traffic import REDACTED
+from rea_tui.host.transports.traffic import REDACTED
 from rea_tui.ui.screens.protocol_log import traffic_detail
 from tests.cli import PYTHON, REPO, rea, write_config
 from tests.conftest import raw_spec

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rea_tui.host.replay_plan import plan_replay
-from rea_tui.host.transcript import read_transcript
+from rea_tui.host.records.replay_plan import plan_replay
+from rea_tui.host.records.transcript import read_transcript
 from tests.conftest import REPO
 from tests.support.pilot import make_app, screen_text, wait_for
 

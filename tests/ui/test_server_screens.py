@@ -174,7 +174,7 @@ async def test_f9_with_no_browser_says_so_and_shows_the_url(
 
 async def test_an_input_variable_is_asked_in_a_dialog_before_its_server_starts(tmp_path: Path) -> None:
     from rea_tui.host import DeferredInputs, Session
-    from rea_tui.host.config import parse_config
+    from rea_tui.host.config.config import parse_config
     from rea_tui.ui.app import create_app
     from rea_tui.ui.settings import AppSettings
 
@@ -210,7 +210,7 @@ async def test_an_input_variable_is_asked_in_a_dialog_before_its_server_starts(t
 
 async def test_cancelling_the_input_dialog_leaves_the_server_unstarted() -> None:
     from rea_tui.host import DeferredInputs, Session
-    from rea_tui.host.config import parse_config
+    from rea_tui.host.config.config import parse_config
     from rea_tui.ui.app import create_app
     from rea_tui.ui.settings import AppSettings
 

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.replay_plan import plan_replay
-from rea_tui.host.report import render_markdown
-from rea_tui.host.transcript import read_transcript
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.records.replay_plan import plan_replay
+from rea_tui.host.records.report import render_markdown
+from rea_tui.host.records.transcript import read_transcript
 from rea_tui.ui.app import ReaApp
 from rea_tui.ui.messages import NodeRef, StepChosen
 from rea_tui.ui.widgets.argument_form import ArgumentForm
@@ -237,7 +237,7 @@ def test_a_killed_session_keeps_every_event_written(tmp_path: Path) -> None:
 import asyncio, os, signal, sys
 from pathlib import Path
 from tests.support.pilot import make_app
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 spec = ServerSpec(name="rea", transport="stdio", command=sys.executable,
                   args=("-m", "rea_tui.server", "--synthetic", "300"))
 async def main():

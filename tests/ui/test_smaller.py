@@ -10,7 +10,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from rea_tui.host import CompletionLog, CompletionRef
-from rea_tui.host.evidence_views import result_views
+from rea_tui.host.evidence.evidence_views import result_views
 from rea_tui.ui.screens.completion_inspector import CompletionInspectorScreen
 from rea_tui.ui.widgets.evidence_pane import EvidenceDetail
 from tests.conftest import sample_spec

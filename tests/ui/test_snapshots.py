@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Static
 
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 from rea_tui.ui.app import ReaApp
 from tests.support import scenarios
 from tests.support.pilot import make_app, snapshot_settings

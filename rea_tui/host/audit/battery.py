@@ -34,7 +34,7 @@ from rea_tui.host.audit.checks import (
 from rea_tui.host.audit.matching import ascii_swapcase, can_widen, fullwidth, has_ascii_letter
 from rea_tui.host.audit.report import ArgumentStats, Exchange, TargetReport
 from rea_tui.host.audit.rules import MAX_VALUE_CHARS
-from rea_tui.host.completion import CompletionRef
+from rea_tui.host.features.completion import CompletionRef
 
 OVER_LONG_LENGTH: Final = MAX_VALUE_CHARS + 1
 OVER_LONG_CHARACTER: Final = "x"

@@ -21,7 +21,7 @@ from rea_tui.host.audit.checks import Issue, parse_reply, reply_issues
 from rea_tui.host.audit.exchange import Prober
 from rea_tui.host.audit.report import ArgumentStats, AuditReport, Exchange, TargetReport
 from rea_tui.host.audit.rules import Profile, severity_of
-from rea_tui.host.completion import CompletionRef
+from rea_tui.host.features.completion import CompletionRef
 
 if TYPE_CHECKING:
     from rea_tui.host.hosted import HostedServer

@@ -18,7 +18,7 @@ from rea_tui.host.audit.matching import fold, folded_prefix_of
 from rea_tui.host.audit.report import Exchange
 from rea_tui.host.audit.rules import INVALID_PARAMS, MAX_VALUE_CHARS, MAX_VALUES, Severity
 from rea_tui.host.audit.visible import visible_json
-from rea_tui.host.completion import target_opening
+from rea_tui.host.features.completion import target_opening
 
 QUOTE_LIMIT: Final = 60
 LIST_LIMIT: Final = 3

@@ -14,11 +14,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rea_tui.host.audit.report import Exchange, Outcome
-from rea_tui.host.errors import MALFORMED_RESULT, ProtocolError, RequestTimedOut, ServerExited, ServerUnavailable
+from rea_tui.host.protocol.errors import (
+    MALFORMED_RESULT,
+    ProtocolError,
+    RequestTimedOut,
+    ServerExited,
+    ServerUnavailable,
+)
 
 if TYPE_CHECKING:
-    from rea_tui.host.connection import Connection
-    from rea_tui.host.traffic import TrafficEntry
+    from rea_tui.host.protocol.connection import Connection
+    from rea_tui.host.transports.traffic import TrafficEntry
 
 NOT_AN_OBJECT = "the result is not a JSON object"
 

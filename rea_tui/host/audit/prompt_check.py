@@ -17,9 +17,9 @@ from rea_tui.host.audit.battery import first_suggestion
 from rea_tui.host.audit.channel import AuditChannel
 from rea_tui.host.audit.checks import Issue, quote, quote_list
 from rea_tui.host.audit.report import Exchange, RenderOutcome, TargetReport
-from rea_tui.host.completion import CompletionRef
-from rea_tui.host.models import Prompt, Tool, block_text
-from rea_tui.host.workflow import parse_workflow
+from rea_tui.host.features.completion import CompletionRef
+from rea_tui.host.features.workflow import parse_workflow
+from rea_tui.host.protocol.models import Prompt, Tool, block_text
 
 PLACEHOLDER: Final = "audit placeholder"
 

@@ -8,7 +8,7 @@ from typing import Any, Final
 from rea_tui.host.audit.render_text import STOP_REASONS
 from rea_tui.host.audit.report import ArgumentStats, AuditReport, Finding, TargetReport
 from rea_tui.host.audit.visible import visible_json
-from rea_tui.host.report import md_code, md_text
+from rea_tui.host.records.report import md_code, md_text
 
 JSON_LIMIT: Final = 20_000
 

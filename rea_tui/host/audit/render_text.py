@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from rea_tui.host.audit.report import ArgumentStats, AuditReport, Exchange, Finding, TargetReport
-from rea_tui.host.safe_text import sanitize_line
+from rea_tui.host.trust.safe_text import sanitize_line
 
 NAME_WIDTH: Final = 24
 JSON_LINE_LIMIT: Final = 400

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rea_tui.host.audit.rules import SEVERITIES, Profile, Severity
-from rea_tui.host.completion import CompletionRef
+from rea_tui.host.features.completion import CompletionRef
 
 Outcome = Literal["result", "error", "timeout", "exited", "unavailable", "cancelled"]
 Status = Literal["running", "complete", "partial"]

@@ -34,8 +34,8 @@ from rea_tui.host.audit.checks import Issue
 from rea_tui.host.audit.prompt_check import check_prompt
 from rea_tui.host.audit.report import AuditReport, StopReason
 from rea_tui.host.audit.rules import Profile
-from rea_tui.host.completion import CompletionRef
-from rea_tui.host.models import Prompt, ResourceTemplate
+from rea_tui.host.features.completion import CompletionRef
+from rea_tui.host.protocol.models import Prompt, ResourceTemplate
 
 if TYPE_CHECKING:
     from rea_tui.host.hosted import HostedServer

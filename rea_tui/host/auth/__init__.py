@@ -31,8 +31,8 @@ from typing import Any
 
 from rea_tui.host.auth.settings import OAuthSettings, OAuthSettingsError
 from rea_tui.host.auth.store import ServerTokenStorage, TokenStore
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.errors import AuthorizationRequired
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.protocol.errors import AuthorizationRequired
 
 __all__ = [
     "AuthStatus",

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 from rea_tui.host.auth import settings_for, storage_for, uses_oauth
 from rea_tui.host.auth.settings import OAuthSettings
 from rea_tui.host.auth.store import ServerTokenStorage, TokenStore
-from rea_tui.host.config import ServerSpec
+from rea_tui.host.config.config import ServerSpec
 
 if TYPE_CHECKING:
     import httpx2
 
     from rea_tui.host.auth.loopback import LoopbackRedirect
     from rea_tui.host.auth.provider import Login
-    from rea_tui.host.http_status import HttpStatusLog
-    from rea_tui.host.traffic import TrafficLog
+    from rea_tui.host.transports.http_status import HttpStatusLog
+    from rea_tui.host.transports.traffic import TrafficLog
 
 
 class HttpAuth:

@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from rea_tui.host.errors import AuthorizationRequired
+from rea_tui.host.protocol.errors import AuthorizationRequired
 
 if TYPE_CHECKING:
     from mcp.shared.auth import AuthorizationCodeResult

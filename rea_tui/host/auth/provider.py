@@ -59,8 +59,8 @@ from rea_tui.host.auth.store import ServerTokenStorage
 
 if TYPE_CHECKING:
     from rea_tui.host.auth.loopback import LoopbackRedirect
-    from rea_tui.host.http_status import HttpStatusLog
-    from rea_tui.host.traffic import TrafficLog
+    from rea_tui.host.transports.http_status import HttpStatusLog
+    from rea_tui.host.transports.traffic import TrafficLog
 
 MAX_STEP_UPS = 2
 DEFAULT_LOGIN_TIMEOUT = 300.0

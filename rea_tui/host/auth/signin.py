@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from rea_tui.host.auth import AuthStatus, auth_status, settings_for, uses_oauth
 from rea_tui.host.auth.store import StagedTokenStorage, TokenStore
-from rea_tui.host.config import ServerSpec
-from rea_tui.host.errors import AuthorizationRequired
+from rea_tui.host.config.config import ServerSpec
+from rea_tui.host.protocol.errors import AuthorizationRequired
 
 if TYPE_CHECKING:
     from rea_tui.host.auth.provider import Login, UrlHandler
@@ -82,7 +82,7 @@ async def login(
 
 
 async def _connect(spec: ServerSpec, attempt: Login, connect_timeout: float, timeout: float) -> None:
-    from rea_tui.host.connection import Connection
+    from rea_tui.host.protocol.connection import Connection
 
     connection = Connection(spec, timeout=connect_timeout, connect_timeout=connect_timeout + timeout)
     connection.login = attempt
@@ -101,7 +101,7 @@ def _covers(registered: object, wanted: str) -> bool:
 
 async def needs_authorization(spec: ServerSpec, *, timeout: float = 30.0) -> AuthorizationRequired | None:
     """Connect without signing in: the `AuthorizationRequired` the server answers with, or None."""
-    from rea_tui.host.connection import Connection
+    from rea_tui.host.protocol.connection import Connection
 
     connection = Connection(spec, timeout=timeout, connect_timeout=timeout)
     try:

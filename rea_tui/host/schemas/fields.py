@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
-from rea_tui.host.schema_values import schema_types
+from rea_tui.host.trust.schema_values import schema_types
 
 FieldKind = Literal["choice", "multi", "boolean", "integer", "number", "string", "array", "json"]
 
@@ -239,7 +239,7 @@ def fits(field: FormField, text: str) -> bool:
 
     Only the type is looked at (and enum/const membership): patterns and formats wait for the check.
     """
-    from rea_tui.host.schema_values import UnreadableValue, coerce, json_type
+    from rea_tui.host.trust.schema_values import UnreadableValue, coerce, json_type
 
     if field.kind not in TEXT_KINDS:
         return False

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from rea_tui.host.errors import FieldDiagnostic
+from rea_tui.host.protocol.errors import FieldDiagnostic
 from rea_tui.host.schemas.keywords import CURRENT, Budget, SchemaRefused, describe_unresolvable, guarded_keywords
 
 # How long one check may take, in seconds, before it stops and says so.

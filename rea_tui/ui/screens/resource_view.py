@@ -3,7 +3,7 @@
 `s` subscribes (`resources/subscribe`, when the server declares
 `resources.subscribe`) or unsubscribes; `r` reads it now, `e` puts the
 current contents in the evidence ledger. The updates and the re-reads are the
-session's (`Session.resources`, `rea_tui.host.resource_watch`): they go on
+session's (`Session.resources`, `rea_tui.host.features.resource_watch`): they go on
 while this screen is closed, and it shows them when it opens again. Contents
 are shown as plain text.
 """

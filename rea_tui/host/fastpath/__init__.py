@@ -1,0 +1,1 @@
+"""The SDK-less one-shot clients (stdio and HTTP) and the early lists they share."""

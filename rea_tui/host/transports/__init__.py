@@ -1,0 +1,1 @@
+"""Starting and reaching servers: stdio processes, streamable HTTP, SSE, reply bounds and traffic."""
