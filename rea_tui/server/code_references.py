@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, arm_mode, decoder, i386_mode
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
@@ -261,14 +261,20 @@ def procedure_end(
 def decode_plt_stubs(
     mode: CapstoneMode, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]
 ) -> dict[int, SlotTarget]:
-    """PLT stub address -> function, from each stub's `jmp [rip + slot]`.
+    """PLT stub address -> function, from the slot each stub loads its target from.
 
-    A stub starts at its slot jump, or at the `endbr64` just before it
-    (`.plt.sec`, and `.plt.got` built for CET).
+    x86: the stub's `jmp [rip + slot]`; it starts there, or at the `endbr64` just
+    before it (`.plt.sec`, and `.plt.got` built for CET). AArch64: `adrp x16, page;
+    ldr x17, [x16, #off]; ...; br x17`, starting at the `adrp`. 32-bit ARM: `add ip,
+    pc, #X; add ip, ip, #Y; ldr pc, [ip, #Z]!`, read from its words.
     """
-    names: dict[int, SlotTarget] = {}
     if not slots:
-        return names
+        return {}
+    if mode == arm64_mode():
+        return _aarch64_stubs(stubs, slots)
+    if mode[0] == arm_mode()[0]:
+        return _arm_stubs(stubs, slots)
+    names: dict[int, SlotTarget] = {}
     disasm_lite = decoder(mode).disasm_lite
     for section in stubs:
         previous: tuple[int, int, str] | None = None
@@ -280,6 +286,78 @@ def decode_plt_stubs(
                     start = previous[0] if landing and previous is not None else address
                     names.setdefault(start, slots[slot])
             previous = (address, size, mnemonic)
+    return names
+
+
+_STUB_PAGE = re.compile(r"^(x\d+), #(0x[0-9a-f]+|\d+)$")
+_STUB_LOAD = re.compile(r"^x\d+, \[(x\d+)(?:, #(0x[0-9a-f]+|\d+))?\]$")
+"""`ldr x17, [x16, #0x20]`, or `[x16]` for the slot at the page's start."""
+
+
+def _aarch64_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
+    """AArch64 stubs: the `ldr` from an `adrp` page names the slot; the stub starts at the `adrp`."""
+    names: dict[int, SlotTarget] = {}
+    disasm_lite = decoder(arm64_mode()).disasm_lite
+    for section in stubs:
+        page: tuple[int, str, int] | None = None
+        """Where the last `adrp` is, the register it set and the page."""
+        for address, _size, mnemonic, operands in disasm_lite(section.data, section.address):
+            if mnemonic == "adrp":
+                found = _STUB_PAGE.match(operands)
+                page = (address, found.group(1), int(found.group(2), 0)) if found is not None else None
+            elif mnemonic == "ldr" and page is not None:
+                load = _STUB_LOAD.match(operands)
+                if load is not None and load.group(1) == page[1]:
+                    slot = page[2] + int(load.group(2) or "0", 0)
+                    if slot in slots:
+                        names.setdefault(page[0], slots[slot])
+            elif mnemonic == "br":
+                page = None
+    return names
+
+
+ARM_WORD: Final = 4
+ARM_PC_AHEAD: Final = 8
+"""An ARM instruction reads `pc` as its own address plus 8."""
+_ARM_STUB: Final = (0xE28FC000, 0xE28CC000, 0xE5BCF000)
+"""`add ip, pc, #X`, `add ip, ip, #Y`, `ldr pc, [ip, #Z]!` with their immediates masked off."""
+_ARM_IMMEDIATE_MASK: Final = 0xFFF
+"""The low 12 bits: a rotated 8-bit immediate (add) or a 12-bit offset (ldr)."""
+_THUMB_ENTRY: Final = bytes.fromhex("7847c046")
+"""`bx pc; nop` (Thumb): the entry a Thumb caller of an ARM PLT stub may be given, just before the stub."""
+
+
+def _arm_rotated(word: int) -> int:
+    """An ARM data-processing immediate: 8 bits rotated right by twice the 4-bit rotation."""
+    value, rotation = word & 0xFF, ((word >> 8) & 0xF) * 2
+    return ((value >> rotation) | (value << (32 - rotation))) & 0xFFFF_FFFF if rotation else value
+
+
+def _arm_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
+    """32-bit ARM stubs, by their three words; a `bx pc; nop` Thumb entry before one names it too."""
+    names: dict[int, SlotTarget] = {}
+    for section in stubs:
+        data = section.data
+        for offset in range(0, len(data) - 3 * ARM_WORD + 1, ARM_WORD):
+            words = [
+                int.from_bytes(data[offset + i * ARM_WORD : offset + (i + 1) * ARM_WORD], "little") for i in range(3)
+            ]
+            if any(
+                w & ~_ARM_IMMEDIATE_MASK & 0xFFFF_FFFF != pattern for w, pattern in zip(words, _ARM_STUB, strict=True)
+            ):
+                continue
+            start = section.address + offset
+            slot = (
+                start
+                + ARM_PC_AHEAD
+                + _arm_rotated(words[0])
+                + _arm_rotated(words[1])
+                + (words[2] & _ARM_IMMEDIATE_MASK)
+            )
+            if slot in slots:
+                names.setdefault(start, slots[slot])
+                if offset >= len(_THUMB_ENTRY) and data[offset - len(_THUMB_ENTRY) : offset] == _THUMB_ENTRY:
+                    names.setdefault(start - len(_THUMB_ENTRY), slots[slot])
     return names
 
 
