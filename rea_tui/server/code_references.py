@@ -6,6 +6,9 @@ procedure, or the end of its code section) and four kinds of reference are kept:
 - `call`: a direct call (`call 0x...`, `bl #0x...`);
 - `jump`: a direct jump, conditional or not, that leaves the procedure for
   another procedure's start or a PLT stub (a tail call);
+- `slot_call`, `slot_jump`: a call or jump through an imported function's
+  slot without a stub (`call qword ptr [rip + slot]`, built with `-fno-plt`),
+  kept at the slot's address;
 - `rip_relative`: an x86-64 RIP-relative operand (`lea rdi, [rip + 0x...]`,
   `mov rax, qword ptr [rip + 0x...]`), resolved to its absolute address;
 - `page_relative`: an AArch64 `adrp` page completed by an `add` or a load or
@@ -36,11 +39,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, arm_mode, decoder, i386_mode
+from rea_tui.server.disassembly import CapstoneMode, arm64_mode, arm_mode, capstone_mode, decoder, i386_mode
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
-ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "base_relative", "immediate"]
+ReferenceKind = Literal[
+    "call", "jump", "slot_call", "slot_jump", "rip_relative", "page_relative", "base_relative", "immediate"
+]
 
 MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 """Longest span decoded as one procedure; a record without a size ends at the next one."""
@@ -79,6 +84,11 @@ class SlotTarget:
     name: str
     address: int | None = None
     """The function's address when the document defines it (a local symbol, an IRELATIVE resolver)."""
+    got: bool = True
+    """Whether the slot is the GOT's (GLOB_DAT, JUMP_SLOT, IRELATIVE), filled by the loader for calls through it,
+    not a pointer in the program's own data that an absolute relocation fills (and the program may change)."""
+    library: str | None = None
+    """The DLL a PE import comes from (`KERNEL32.dll`); None for an ELF symbol, found by the loader's search."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +99,27 @@ class CodeReference:
     """Position of the referring procedure in the document's records."""
     target: int
     kind: ReferenceKind
+
+
+def slot_name(slot: SlotTarget) -> str:
+    """An import slot's name: ELF `strlen@got`, as `@plt` names a stub (the slot holds the function's address);
+    a PE IAT entry `__imp_ExitProcess`, the import library's symbol for it, which objdump prints."""
+    return f"__imp_{slot.name}" if slot.library is not None else f"{slot.name}@got"
+
+
+def stub_name(slot: SlotTarget) -> str:
+    """A stub's name: ELF `strlen@plt`; a PE thunk (`jmp [rip + __imp_ExitProcess]`) `ExitProcess`, the import
+    library's symbol for it, which objdump prints for a call to it."""
+    return slot.name if slot.library is not None else f"{slot.name}@plt"
+
+
+def _slot_kind(verb: str, is_slot: bool) -> ReferenceKind:
+    """A RIP-relative operand's reference: a call or jump through an import slot, or a plain operand."""
+    if is_slot and verb in _CALLS:
+        return "slot_call"
+    if is_slot and verb == "jmp":
+        return "slot_jump"
+    return "rip_relative"
 
 
 def rip_target(operands: str, next_address: int) -> int | None:
@@ -259,9 +290,15 @@ def procedure_end(
 
 
 def decode_plt_stubs(
-    mode: CapstoneMode, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]
+    mode: CapstoneMode,
+    stubs: Sequence[SectionBytes],
+    slots: dict[int, SlotTarget],
+    records: Sequence[ProcedureRecord] = (),
 ) -> dict[int, SlotTarget]:
     """PLT stub address -> function, from the slot each stub loads its target from.
+
+    A PE's thunks (`jmp [rip + IAT slot]`) sit among its code (`stubs` are then its code sections): a thunk
+    is such a jump outside every sized procedure in `records` (inside one it is a tail call).
 
     x86: the stub's `jmp [rip + slot]`; it starts there, or at the `endbr64` just
     before it (`.plt.sec`, and `.plt.got` built for CET). AArch64: `adrp x16, page;
@@ -270,6 +307,9 @@ def decode_plt_stubs(
     """
     if not slots:
         return {}
+    if any(slot.library is not None for slot in slots.values()):
+        # x64 thunks only: a PE32's `jmp [slot]` is absolute, an ARM64 PE's thunk is adrp/ldr/br.
+        return _pe_thunks(stubs, slots, records) if mode == capstone_mode("X86_64", 64) else {}
     if mode == arm64_mode():
         return _aarch64_stubs(stubs, slots)
     if mode[0] == arm_mode()[0]:
@@ -286,6 +326,42 @@ def decode_plt_stubs(
                     start = previous[0] if landing and previous is not None else address
                     names.setdefault(start, slots[slot])
             previous = (address, size, mnemonic)
+    return names
+
+
+_INDIRECT_JUMP: Final = b"\xff\x25"
+"""`jmp qword ptr [rip + disp32]` (opcode FF /4, ModRM 0x25)."""
+_REX_W: Final = 0x48
+_DISPLACEMENT: Final = 4
+_SIGN: Final = 1 << 31
+
+
+def _pe_thunks(
+    sections: Sequence[SectionBytes], slots: dict[int, SlotTarget], records: Sequence[ProcedureRecord]
+) -> dict[int, SlotTarget]:
+    """PE x64 thunks: each `jmp [rip + slot]` to an IAT slot that lies outside every sized procedure (or at
+    one's start), found by its bytes (capstone's linear decode would lose step in data among the code).
+
+    A jump with a REX.W prefix is an epilogue's tail call, not a thunk: the x64 unwinder takes `rex.W jmp`
+    for the end of a function, and compilers (MSVC, mingw's gcc) emit it there, even in leaf code that
+    .pdata does not cover."""
+    extents = sorted((r.address, r.address + r.size) for r in records if r.size)
+    starts = [low for low, _high in extents]
+    names: dict[int, SlotTarget] = {}
+    for section in sections:
+        data = section.data
+        at = data.find(_INDIRECT_JUMP)
+        while at >= 0 and at + len(_INDIRECT_JUMP) + _DISPLACEMENT <= len(data):
+            end = at + len(_INDIRECT_JUMP) + _DISPLACEMENT
+            displacement = int.from_bytes(data[at + len(_INDIRECT_JUMP) : end], "little")
+            slot = section.address + end + displacement - (2 * _SIGN if displacement & _SIGN else 0)
+            if slot in slots and not (at and data[at - 1] == _REX_W):
+                address = section.address + at
+                holder = bisect_right(starts, address) - 1
+                inside = holder >= 0 and starts[holder] < address < extents[holder][1]
+                if not inside:
+                    names.setdefault(address, slots[slot])
+            at = data.find(_INDIRECT_JUMP, at + 1)
     return names
 
 
@@ -385,13 +461,15 @@ class ReferenceIndex:
         """Whether the code is i386, whose position-independent code reaches data through a base register."""
         self.stubs: dict[int, SlotTarget] = {}
         """PLT stub address -> the function it reaches."""
+        self.slots: dict[int, SlotTarget] = import_slots or {}
+        """Import slot address -> the function whose address it holds."""
         found: list[CodeReference] = []
         if mode is not None:
             md = decoder(mode)
             self._paged = mode == arm64_mode()
             self._based = mode == i386_mode()
             self._read = read
-            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
+            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {}, records)
             starts = {r.address: i for i, r in enumerate(records)}
             mapped = _Ranges(absolute_ranges)
             sections = sorted(code_sections)
@@ -460,7 +538,9 @@ class ReferenceIndex:
                 if "rip" in operands:
                     rip = rip_target(operands, address + size)
                     if rip is not None:
-                        out.append(CodeReference(address, position, rip, "rip_relative"))
+                        slot = self.slots.get(rip)
+                        is_slot = slot is not None and slot.got
+                        out.append(CodeReference(address, position, rip, _slot_kind(verb, is_slot)))
                     continue
                 if not mapped or verb in _CALLS or is_jump(verb):
                     continue
@@ -489,12 +569,20 @@ class ReferenceIndex:
         return self._by_source.get(position, [])
 
     def stub_name(self, address: int) -> str | None:
-        """`strlen@plt` for a PLT stub's address, else None."""
+        """`strlen@plt` for a PLT stub's address (`ExitProcess` for a PE thunk), else None."""
         stub = self.stubs.get(address)
-        return f"{stub.name}@plt" if stub is not None else None
+        return stub_name(stub) if stub is not None else None
+
+    def import_at(self, address: int) -> tuple[str, SlotTarget] | None:
+        """What a call to `address` reaches when it is a stub (`strlen@plt`) or an import slot (`strlen@got`)."""
+        stub = self.stubs.get(address)
+        if stub is not None:
+            return stub_name(stub), stub
+        slot = self.slots.get(address)
+        return (slot_name(slot), slot) if slot is not None else None
 
     def to_procedure(self, address: int, names: Sequence[str]) -> list[CodeReference]:
-        """References to a procedure: to its address, and to the PLT stubs that reach it.
+        """References to a procedure: to its address, and to the PLT stubs and import slots that reach it.
 
         A shared library calls its own exported functions through the PLT
         (they may be interposed), so most callers of such a function call its
@@ -505,7 +593,7 @@ class ReferenceIndex:
         wanted = set(names)
         stubs = [
             stub
-            for stub, slot in self.stubs.items()
+            for stub, slot in (*self.stubs.items(), *self.slots.items())
             if slot.address == address or (slot.address is None and slot.name in wanted)
         ]
         found = [ref for target in (address, *stubs) for ref in self.to_range(target, target + 1)]

@@ -78,3 +78,69 @@ async def assert_stub_calls_named(
             assert site in {int(s["at"], 16) for s in row["sites"]}, row
         compared += len(wanted)
     return compared
+
+
+_IMAGE_BASE = re.compile(r"^ImageBase\s+([0-9a-f]+)$")
+_DESCRIPTOR = re.compile(r"^ ([0-9a-f]{8})\t[0-9a-f]{8} [0-9a-f]{8} [0-9a-f]{8} [0-9a-f]{8} ([0-9a-f]{8})$")
+"""An import descriptor's row in `objdump -p`: its address, then the IAT's (First Thunk) RVA last."""
+_MEMBER = re.compile(r"^\t([0-9a-f]+)\t\s*(\d+)\s+(\S+)")
+IAT_ENTRY_BYTES = 8
+"""A PE32+ IAT entry: one 64-bit address."""
+_PE_SLOT_BRANCH = re.compile(
+    r"^\s*([0-9a-f]+):\t[0-9a-f ]+\t(?:rex\.W )?(call|jmp)\s+\*-?0x[0-9a-f]+\(%rip\)\s+# 0x([0-9a-f]+)"
+)
+_PE_DIRECT = re.compile(r"^\s*([0-9a-f]+):\t[0-9a-f ]+\t(call|jmp)\s+0x([0-9a-f]+)")
+
+
+def pe_iat(private_headers: str) -> dict[int, tuple[str, str]]:
+    """IAT entry address -> (DLL, function), from `objdump -p`'s import tables (each DLL's entries in
+    order from its First Thunk)."""
+    base = 0
+    iat: dict[int, tuple[str, str]] = {}
+    first_thunks: list[int] = []
+    library, entry, listed = "", 0, 0
+    for line in private_headers.splitlines():
+        if (found := _IMAGE_BASE.match(line)) is not None:
+            base = int(found.group(1), 16)
+        elif (found := _DESCRIPTOR.match(line)) is not None and int(found.group(2), 16):
+            first_thunks.append(int(found.group(2), 16))
+        elif line.strip().startswith("DLL Name:"):
+            library = line.split(":", 1)[1].strip()
+            entry = base + first_thunks[listed]  # the DLLs are listed in their descriptors' order
+            listed += 1
+        elif (found := _MEMBER.match(line)) is not None and library:
+            iat[entry] = (library, found.group(3))
+            entry += IAT_ENTRY_BYTES
+        elif line.startswith("There is an export table") or line.startswith("The Export Tables"):
+            library = ""
+    return iat
+
+
+def pe_import_calls(disassembly: str, iat: dict[int, tuple[str, str]]) -> tuple[dict[int, int], dict[int, int]]:
+    """`call`/`jmp [rip + IAT entry]` sites -> the entry (the thunks' own jumps left out), and direct call/jump
+    sites -> the thunk they reach (a plain `jmp [rip + IAT entry]` that objdump decodes at the target)."""
+    through_iat: dict[int, int] = {}
+    plain_jumps: dict[int, int] = {}
+    direct: dict[int, int] = {}
+    for line in disassembly.splitlines():
+        if (found := _PE_SLOT_BRANCH.match(line)) is not None and int(found.group(3), 16) in iat:
+            through_iat[int(found.group(1), 16)] = int(found.group(3), 16)
+            if found.group(2) == "jmp" and "rex.W" not in line:
+                plain_jumps[int(found.group(1), 16)] = int(found.group(3), 16)
+        elif (found := _PE_DIRECT.match(line)) is not None:
+            direct[int(found.group(1), 16)] = int(found.group(3), 16)
+    to_thunks = {site: target for site, target in direct.items() if target in plain_jumps}
+    # A thunk's own jump is the stub, not a call from a procedure (as a PLT stub's is not).
+    thunks = set(to_thunks.values())
+    return {site: slot for site, slot in through_iat.items() if site not in thunks}, to_thunks
+
+
+def thunk_slots(disassembly: str, iat: dict[int, tuple[str, str]]) -> dict[int, int]:
+    """Thunk address -> the IAT entry its plain `jmp [rip + entry]` goes through, for every thunk called."""
+    jumps = {
+        int(m.group(1), 16): int(m.group(3), 16)
+        for line in disassembly.splitlines()
+        if (m := _PE_SLOT_BRANCH.match(line)) is not None and m.group(2) == "jmp" and "rex.W" not in line
+    }
+    _through, to_thunks = pe_import_calls(disassembly, iat)
+    return {thunk: jumps[thunk] for thunk in set(to_thunks.values())}

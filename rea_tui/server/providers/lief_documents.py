@@ -501,8 +501,18 @@ class LiefDocument:
         ]
 
     def stub_sections(self) -> list[SectionBytes]:
-        """ELF PLT sections, whose stubs jump through the GOT slots of imported functions."""
+        """ELF PLT sections, whose stubs jump through the GOT slots of imported functions; a PE's code
+        sections, among which its import thunks sit."""
         binary = self._binary
+        if binary is not None and self._kind == "PE":
+            base = self._imagebase(binary)
+            code = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
+            pe_sections: list[Any] = list(binary.sections)
+            return [
+                SectionBytes(name_of(s), base + int(s.virtual_address), bytes(s.content))
+                for s in pe_sections
+                if s.has_characteristic(code) and int(s.size)
+            ]
         if binary is None or self._kind != "ELF":
             return []
         return [
@@ -554,6 +564,21 @@ class LiefDocument:
                 found.append(Relocation(site, target, kind))
         return found
 
+    def _iat_slots(self, binary: Any) -> dict[int, SlotTarget]:
+        """A PE's import address table: each entry's address -> its function and DLL (`#16` for one
+        imported by ordinal)."""
+        base = self._imagebase(binary)
+        slots: dict[int, SlotTarget] = {}
+        imports: list[Any] = list(binary.imports)
+        for library in imports:
+            dll = clean_name(library.name) or "?"
+            entries: list[Any] = list(library.entries)
+            for entry in entries:
+                name = f"#{int(entry.ordinal)}" if entry.is_ordinal else clean_name(entry.name)
+                if int(entry.iat_address) and name:
+                    slots.setdefault(base + int(entry.iat_address), SlotTarget(name, None, True, dll))
+        return slots
+
     def import_slots(self) -> dict[int, SlotTarget]:
         """GOT slot address -> the function a PLT stub jumping through it reaches.
 
@@ -563,6 +588,8 @@ class LiefDocument:
         at the relocation's addend.
         """
         binary = self._binary
+        if binary is not None and self._kind == "PE":
+            return self._iat_slots(binary)
         if binary is None or self._kind != "ELF":
             return {}
         at_address = {r.address: r.names[0] for r in self.inventory.records if r.names}
@@ -573,7 +600,8 @@ class LiefDocument:
             if kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.name:
                 symbol = reloc.symbol
                 defined = int(symbol.value) if symbol.shndx != 0 and symbol.value else None
-                slots.setdefault(int(reloc.address), SlotTarget(clean_name(symbol.name), defined))
+                got = kind not in _ABSOLUTE_RELOCATIONS
+                slots.setdefault(int(reloc.address), SlotTarget(clean_name(symbol.name), defined, got))
             elif kind == "IRELATIVE" and int(reloc.addend) in at_address:
                 resolver = int(reloc.addend)
                 slots.setdefault(int(reloc.address), SlotTarget(at_address[resolver], resolver))
@@ -778,6 +806,8 @@ def relocation_kind(reloc: Any) -> str:
 
 _SLOT_RELOCATIONS = frozenset({"JUMP_SLOT", "GLOB_DAT", "64", "ABS64", "GLOB_DAT32", "32"})
 """Relocation types (after the architecture prefix) that fill a GOT slot with a symbol's address."""
+_ABSOLUTE_RELOCATIONS = frozenset({"64", "ABS64", "32"})
+"""Of those, the ones that fill any word with an address: a pointer in data, not only a GOT slot."""
 _ELF_LOADER_DATA = (".eh_frame", ".gcc_except_table", ".got", ".init_array", ".fini_array", ".tbss")
 
 
