@@ -43,6 +43,7 @@ from rea_tui.server.disassembly import CapstoneMode, arm64_mode, arm_mode, capst
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
+ImportForm = Literal["ELF", "PE", "MachO"]
 ReferenceKind = Literal[
     "call", "jump", "slot_call", "slot_jump", "rip_relative", "page_relative", "base_relative", "immediate"
 ]
@@ -88,7 +89,10 @@ class SlotTarget:
     """Whether the slot is the GOT's (GLOB_DAT, JUMP_SLOT, IRELATIVE), filled by the loader for calls through it,
     not a pointer in the program's own data that an absolute relocation fills (and the program may change)."""
     library: str | None = None
-    """The DLL a PE import comes from (`KERNEL32.dll`); None for an ELF symbol, found by the loader's search."""
+    """The DLL a PE import comes from (`KERNEL32.dll`), the dylib a Mach-O one binds to; None when the loader
+    searches for it (an ELF symbol, a Mach-O flat-namespace lookup)."""
+    form: ImportForm = "ELF"
+    """The file format, whose tools name stubs and slots each their own way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +106,17 @@ class CodeReference:
 
 
 def slot_name(slot: SlotTarget) -> str:
-    """An import slot's name: ELF `strlen@got`, as `@plt` names a stub (the slot holds the function's address);
-    a PE IAT entry `__imp_ExitProcess`, the import library's symbol for it, which objdump prints."""
-    return f"__imp_{slot.name}" if slot.library is not None else f"{slot.name}@got"
+    """An import slot's name: ELF `strlen@got`, as `@plt` names a stub (the slot holds the function's address),
+    and a Mach-O `__got` or `__la_symbol_ptr` pointer `_puts@got` alike; a PE IAT entry `__imp_ExitProcess`,
+    the import library's symbol for it, which objdump prints."""
+    return f"__imp_{slot.name}" if slot.form == "PE" else f"{slot.name}@got"
 
 
 def stub_name(slot: SlotTarget) -> str:
     """A stub's name: ELF `strlen@plt`; a PE thunk (`jmp [rip + __imp_ExitProcess]`) `ExitProcess`, the import
-    library's symbol for it, which objdump prints for a call to it."""
-    return slot.name if slot.library is not None else f"{slot.name}@plt"
+    library's symbol for it, which objdump prints for a call to it; a Mach-O `__stubs` entry the symbol it
+    is a stub for (`_puts`), as `llvm-objdump --macho` says (`symbol stub for: _puts`)."""
+    return f"{slot.name}@plt" if slot.form == "ELF" else slot.name
 
 
 def _slot_kind(verb: str, is_slot: bool) -> ReferenceKind:
@@ -307,7 +313,7 @@ def decode_plt_stubs(
     """
     if not slots:
         return {}
-    if any(slot.library is not None for slot in slots.values()):
+    if any(slot.form == "PE" for slot in slots.values()):
         # x64 thunks only: a PE32's `jmp [slot]` is absolute, an ARM64 PE's thunk is adrp/ldr/br.
         return _pe_thunks(stubs, slots, records) if mode == capstone_mode("X86_64", 64) else {}
     if mode == arm64_mode():
@@ -333,7 +339,9 @@ _INDIRECT_JUMP: Final = b"\xff\x25"
 """`jmp qword ptr [rip + disp32]` (opcode FF /4, ModRM 0x25)."""
 _REX_W: Final = 0x48
 _DISPLACEMENT: Final = 4
+"""Bytes of the jump's displacement, a signed 32-bit value."""
 _SIGN: Final = 1 << 31
+"""The displacement's sign bit."""
 
 
 def _pe_thunks(
@@ -406,7 +414,7 @@ _THUMB_ENTRY: Final = bytes.fromhex("7847c046")
 def _arm_rotated(word: int) -> int:
     """An ARM data-processing immediate: 8 bits rotated right by twice the 4-bit rotation."""
     value, rotation = word & 0xFF, ((word >> 8) & 0xF) * 2
-    return ((value >> rotation) | (value << (32 - rotation))) & 0xFFFF_FFFF if rotation else value
+    return ((value >> rotation) | (value << (32 - rotation))) & _WORD if rotation else value
 
 
 def _arm_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
@@ -418,9 +426,7 @@ def _arm_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> d
             words = [
                 int.from_bytes(data[offset + i * ARM_WORD : offset + (i + 1) * ARM_WORD], "little") for i in range(3)
             ]
-            if any(
-                w & ~_ARM_IMMEDIATE_MASK & 0xFFFF_FFFF != pattern for w, pattern in zip(words, _ARM_STUB, strict=True)
-            ):
+            if any(w & ~_ARM_IMMEDIATE_MASK & _WORD != pattern for w, pattern in zip(words, _ARM_STUB, strict=True)):
                 continue
             start = section.address + offset
             slot = (
@@ -586,14 +592,15 @@ class ReferenceIndex:
 
         A shared library calls its own exported functions through the PLT
         (they may be interposed), so most callers of such a function call its
-        stub. A stub reaches the procedure when its slot resolves to the
-        procedure's address, or, for an imported function the document does not
-        define, when it bears one of the procedure's names.
+        stub, or, built with `-fno-plt`, call through its GOT slot. A stub or
+        slot reaches the procedure when the slot resolves to the procedure's
+        address, or, for an imported function the document does not define,
+        when it bears one of the procedure's names.
         """
         wanted = set(names)
         stubs = [
             stub
-            for stub, slot in (*self.stubs.items(), *self.slots.items())
+            for stub, slot in (*self.stubs.items(), *((at, s) for at, s in self.slots.items() if s.got))
             if slot.address == address or (slot.address is None and slot.name in wanted)
         ]
         found = [ref for target in (address, *stubs) for ref in self.to_range(target, target + 1)]

@@ -14,6 +14,7 @@ without.
 from __future__ import annotations
 
 import re
+import subprocess
 from bisect import bisect_right
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.server.binutils_truth import pe_function_table
 from tests.server.live import LiveServer
 from tests.server.stub_truth import objdump_text, pe_iat, pe_import_calls, thunk_slots
 from tests.server.test_ground_truth_kinds import launcher
+from tests.server.test_ground_truth_macho import llvm
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -170,3 +172,58 @@ async def test_pe_calls_through_the_iat_and_thunks_are_named_after_the_import(
             assert (row["import"], row["library"]) == (function, library), row
             named += 1
     assert named, "callees name the imports"
+
+
+MACHO_FILES = {arch: KINDS / f"macho-imports-{arch}" for arch in ("arm64", "x86_64")}
+"""macho-imports.c built by build.sh with clang and ld64.lld: calls to puts and strcmp through `__stubs`."""
+_STUB_CALL = re.compile(r"^([0-9a-f]+):\t.*\t(\S+)\t0x([0-9a-f]+) (?:##|;) symbol stub for: (\S+)$")
+"""`100000570:\t14 00 00 94\tbl\t0x1000005c0 ; symbol stub for: _strcmp` (`##` on x86_64)."""
+_MACHO_FUNCTION = re.compile(r"^(_\w+):$")
+
+
+def macho_stub_calls(path: Path) -> dict[str, dict[int, tuple[int, str]]]:
+    """Function -> {site: (stub, symbol)} for every branch `llvm-objdump --macho -d` says goes to a stub."""
+    calls: dict[str, dict[int, tuple[int, str]]] = {}
+    current: dict[int, tuple[int, str]] | None = None
+    listing = subprocess.run(
+        [llvm("llvm-objdump"), "--macho", "-d", str(path)], capture_output=True, text=True, check=True
+    )
+    for line in listing.stdout.splitlines():
+        header = _MACHO_FUNCTION.match(line)
+        if header is not None:
+            current = calls.setdefault(header.group(1), {})
+            continue
+        call = _STUB_CALL.match(line)
+        if call is not None and current is not None:
+            current[int(call.group(1), 16)] = (int(call.group(3), 16), call.group(4))
+    return calls
+
+
+@pytest.mark.parametrize("arch", sorted(MACHO_FILES))
+async def test_macho_stub_calls_are_named_as_llvm_objdump_names_them(arch: str) -> None:
+    """Each call llvm-objdump says goes to a `symbol stub for: _puts`: the listing and callees name the stub
+    `_puts`, the symbol it is for (read through the indirect symbol table and the stub's pointer)."""
+    path = MACHO_FILES[arch]
+    truth = macho_stub_calls(path)
+    assert {name for sites in truth.values() for _stub, name in sites.values()} == {"_puts", "_strcmp"}
+    live = await LiveServer("--target", str(path), mode="2026-07-28").start()
+    try:
+        compared = 0
+        for function, sites in truth.items():
+            listing = await live.structured("inspect_procedure", {"procedure": function})
+            targets = {
+                int(row["address"], 16): (int(row["target"]["address"], 16), row["target"]["name"])
+                for row in listing["disassembly"]["instructions"]
+                if "target" in row
+            }
+            callees = await live.structured("callees", {"procedure": function})
+            by_target = {int(row["target"], 16): row for row in callees["callees"]}
+            for site, (stub, name) in sites.items():
+                assert targets.get(site) == (stub, name), (function, hex(site), targets.get(site))
+                row = by_target[stub]
+                assert row["names"] == [name] and row["import"] == name and row["procedure"] is None, row
+                assert hex(site) in {s["at"] for s in row["sites"]}, row
+                compared += 1
+        assert compared >= len(("strcmp", "puts"))
+    finally:
+        await live.stop()

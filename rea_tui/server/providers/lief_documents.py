@@ -504,6 +504,13 @@ class LiefDocument:
         """ELF PLT sections, whose stubs jump through the GOT slots of imported functions; a PE's code
         sections, among which its import thunks sit."""
         binary = self._binary
+        if binary is not None and self._kind == "MachO":
+            macho_sections: list[Any] = list(binary.sections)
+            return [
+                SectionBytes(name_of(s), int(s.virtual_address), bytes(s.content))
+                for s in macho_sections
+                if s.type == lief.MachO.Section.TYPE.SYMBOL_STUBS and int(s.size)
+            ]
         if binary is not None and self._kind == "PE":
             base = self._imagebase(binary)
             code = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
@@ -576,7 +583,7 @@ class LiefDocument:
             for entry in entries:
                 name = f"#{int(entry.ordinal)}" if entry.is_ordinal else clean_name(entry.name)
                 if int(entry.iat_address) and name:
-                    slots.setdefault(base + int(entry.iat_address), SlotTarget(name, None, True, dll))
+                    slots.setdefault(base + int(entry.iat_address), SlotTarget(name, None, True, dll, "PE"))
         return slots
 
     def import_slots(self) -> dict[int, SlotTarget]:
@@ -590,6 +597,8 @@ class LiefDocument:
         binary = self._binary
         if binary is not None and self._kind == "PE":
             return self._iat_slots(binary)
+        if binary is not None and self._kind == "MachO":
+            return _symbol_pointers(binary, self.bits // 8)
         if binary is None or self._kind != "ELF":
             return {}
         at_address = {r.address: r.names[0] for r in self.inventory.records if r.names}
@@ -655,6 +664,55 @@ def _slice_error(path: str, fat_slice: FatSlice) -> str:
         f"{fat_slice.readable:,} bytes at offset 0x{fat_slice.offset:x}"
     )
     return failed if fat_slice.problem is None else f"{failed}; {fat_slice.problem}"
+
+
+INDIRECT_SYMBOL_LOCAL = 0x8000_0000
+INDIRECT_SYMBOL_ABS = 0x4000_0000
+"""Indirect symbol table entries that name no symbol: a pointer to something of the file's own, or absolute."""
+INDIRECT_ENTRY_BYTES = 4
+"""An indirect symbol table entry: a 32-bit index into the symbol table."""
+_POINTER_SECTIONS = ("NON_LAZY_SYMBOL_POINTERS", "LAZY_SYMBOL_POINTERS", "LAZY_DYLIB_SYMBOL_POINTERS")
+
+
+def _indirect_symbols(binary: Any) -> list[int]:
+    """The indirect symbol table's entries, read from its bytes: LIEF's own list leaves out the entries that
+    name no symbol, and with them the positions sections index it by."""
+    if not binary.has_dynamic_symbol_command:
+        return []
+    command = binary.dynamic_symbol_command
+    linkedit = binary.get_segment("__LINKEDIT")
+    count = int(command.nb_indirect_symbols)
+    if linkedit is None or not count:
+        return []
+    address = int(linkedit.virtual_address) + int(command.indirect_symbol_offset) - int(linkedit.file_offset)
+    raw = bytes(binary.get_content_from_virtual_address(address, count * INDIRECT_ENTRY_BYTES))
+    return [int.from_bytes(raw[at : at + INDIRECT_ENTRY_BYTES], "little") for at in range(0, len(raw) - 3, 4)]
+
+
+def _symbol_pointers(binary: Any, width: int) -> dict[int, SlotTarget]:
+    """A Mach-O's symbol pointers (`__got`, `__la_symbol_ptr`): each pointer's address -> the symbol the
+    indirect symbol table gives it (a section's `reserved1` is its first entry there), with its dylib."""
+    entries = _indirect_symbols(binary)
+    symbols: list[Any] = list(binary.symbols)
+    slots: dict[int, SlotTarget] = {}
+    sections: list[Any] = list(binary.sections)
+    for section in sections:
+        if str(section.type).rsplit(".", 1)[-1] not in _POINTER_SECTIONS:
+            continue
+        first = int(section.reserved1)
+        for position in range(int(section.size) // width):
+            at = first + position
+            index = entries[at] if at < len(entries) else INDIRECT_SYMBOL_LOCAL
+            if index & (INDIRECT_SYMBOL_LOCAL | INDIRECT_SYMBOL_ABS) or index >= len(symbols):
+                continue
+            symbol = symbols[index]
+            name = clean_name(symbol.name) if symbol.name else ""
+            if name:
+                dylib = clean_name(symbol.library.name) if symbol.library is not None else None
+                defined = int(symbol.value) or None
+                target = SlotTarget(name, defined, True, dylib, "MachO")
+                slots.setdefault(int(section.virtual_address) + position * width, target)
+    return slots
 
 
 def _code_sections(binary: Any) -> list[CodeSection]:
