@@ -28,6 +28,8 @@ from rea_tui.server.code_references import (
     is_jump,
     procedure_end,
     rip_target,
+    slot_name,
+    stub_name,
 )
 from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode
 from rea_tui.server.providers.base import ProcedureRecord
@@ -93,10 +95,10 @@ class Symbolizer:
         """`strlen@plt`, `free@got`, `name`, `name+0x1f8`, or None when no symbol covers the address."""
         stub = self.stubs.get(address)
         if stub is not None:
-            return f"{stub.name}@plt"
+            return stub_name(stub)
         slot = self.slots.get(address)
         if slot is not None:
-            return f"{slot.name}@got"
+            return slot_name(slot)
         at = self.procedure_at(address)
         if at is not None and self.records[at].names:
             return _offset_name(self.records[at].names[0], address - self._starts[at])
@@ -212,6 +214,12 @@ def listing(
             pointed = rip_target(insn.op_str, insn.address + insn.size)
             if pointed is not None:
                 row["refers_to"] = _referent(symbols, read, pointed)
+                slot = symbols.slots.get(pointed)
+                if slot is not None and slot.got and (verb in _CALLS or verb == "jmp"):
+                    # A call through an import's slot (-fno-plt): a call to the import, named by its slot.
+                    calls.append(
+                        {"at": row["address"], "target": hex_address(pointed), "names": [row["refers_to"]["name"]]}
+                    )
         elif insn.address in completed:
             row["refers_to"] = _referent(symbols, read, completed[insn.address])
         instructions.append(row)

@@ -6,6 +6,9 @@ procedure, or the end of its code section) and four kinds of reference are kept:
 - `call`: a direct call (`call 0x...`, `bl #0x...`);
 - `jump`: a direct jump, conditional or not, that leaves the procedure for
   another procedure's start or a PLT stub (a tail call);
+- `slot_call`, `slot_jump`: a call or jump through an imported function's
+  slot without a stub (`call qword ptr [rip + slot]`, built with `-fno-plt`),
+  kept at the slot's address;
 - `rip_relative`: an x86-64 RIP-relative operand (`lea rdi, [rip + 0x...]`,
   `mov rax, qword ptr [rip + 0x...]`), resolved to its absolute address;
 - `page_relative`: an AArch64 `adrp` page completed by an `add` or a load or
@@ -36,12 +39,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rea_tui.server.disassembly import CapstoneMode, arm64_mode, decoder, i386_mode, x86_64_mode
+from rea_tui.server.disassembly import (
+    CapstoneMode,
+    arm64_mode,
+    arm_mode,
+    capstone_mode,
+    decoder,
+    i386_mode,
+    x86_64_mode,
+)
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.reference_search import CodeBytes, SearchedCode
 from rea_tui.server.string_index import SectionBytes
 
-ReferenceKind = Literal["call", "jump", "rip_relative", "page_relative", "base_relative", "immediate"]
+ImportForm = Literal["ELF", "PE", "MachO"]
+ReferenceKind = Literal[
+    "call", "jump", "slot_call", "slot_jump", "rip_relative", "page_relative", "base_relative", "immediate"
+]
 
 MAX_PROCEDURE_BYTES: Final = 1024 * 1024
 """Longest span decoded as one procedure; a record without a size ends at the next one."""
@@ -83,6 +97,14 @@ class SlotTarget:
     name: str
     address: int | None = None
     """The function's address when the document defines it (a local symbol, an IRELATIVE resolver)."""
+    got: bool = True
+    """Whether the slot is the GOT's (GLOB_DAT, JUMP_SLOT, IRELATIVE), filled by the loader for calls through it,
+    not a pointer in the program's own data that an absolute relocation fills (and the program may change)."""
+    library: str | None = None
+    """The DLL a PE import comes from (`KERNEL32.dll`), the dylib a Mach-O one binds to; None when the loader
+    searches for it (an ELF symbol, a Mach-O flat-namespace lookup)."""
+    form: ImportForm = "ELF"
+    """The file format, whose tools name stubs and slots each their own way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +115,29 @@ class CodeReference:
     """Position of the referring procedure in the document's records."""
     target: int
     kind: ReferenceKind
+
+
+def slot_name(slot: SlotTarget) -> str:
+    """An import slot's name: ELF `strlen@got`, as `@plt` names a stub (the slot holds the function's address),
+    and a Mach-O `__got` or `__la_symbol_ptr` pointer `_puts@got` alike; a PE IAT entry `__imp_ExitProcess`,
+    the import library's symbol for it, which objdump prints."""
+    return f"__imp_{slot.name}" if slot.form == "PE" else f"{slot.name}@got"
+
+
+def stub_name(slot: SlotTarget) -> str:
+    """A stub's name: ELF `strlen@plt`; a PE thunk (`jmp [rip + __imp_ExitProcess]`) `ExitProcess`, the import
+    library's symbol for it, which objdump prints for a call to it; a Mach-O `__stubs` entry the symbol it
+    is a stub for (`_puts`), as `llvm-objdump --macho` says (`symbol stub for: _puts`)."""
+    return f"{slot.name}@plt" if slot.form == "ELF" else slot.name
+
+
+def _slot_kind(verb: str, is_slot: bool) -> ReferenceKind:
+    """A RIP-relative operand's reference: a call or jump through an import slot, or a plain operand."""
+    if is_slot and verb in _CALLS:
+        return "slot_call"
+    if is_slot and verb == "jmp":
+        return "slot_jump"
+    return "rip_relative"
 
 
 def rip_target(operands: str, next_address: int) -> int | None:
@@ -263,16 +308,31 @@ def procedure_end(
 
 
 def decode_plt_stubs(
-    mode: CapstoneMode, stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]
+    mode: CapstoneMode,
+    stubs: Sequence[SectionBytes],
+    slots: dict[int, SlotTarget],
+    records: Sequence[ProcedureRecord] = (),
 ) -> dict[int, SlotTarget]:
-    """PLT stub address -> function, from each stub's `jmp [rip + slot]`.
+    """PLT stub address -> function, from the slot each stub loads its target from.
 
-    A stub starts at its slot jump, or at the `endbr64` just before it
-    (`.plt.sec`, and `.plt.got` built for CET).
+    A PE's thunks (`jmp [rip + IAT slot]`) sit among its code (`stubs` are then its code sections): a thunk
+    is such a jump outside every sized procedure in `records` (inside one it is a tail call).
+
+    x86: the stub's `jmp [rip + slot]`; it starts there, or at the `endbr64` just
+    before it (`.plt.sec`, and `.plt.got` built for CET). AArch64: `adrp x16, page;
+    ldr x17, [x16, #off]; ...; br x17`, starting at the `adrp`. 32-bit ARM: `add ip,
+    pc, #X; add ip, ip, #Y; ldr pc, [ip, #Z]!`, read from its words.
     """
-    names: dict[int, SlotTarget] = {}
     if not slots:
-        return names
+        return {}
+    if any(slot.form == "PE" for slot in slots.values()):
+        # x64 thunks only: a PE32's `jmp [slot]` is absolute, an ARM64 PE's thunk is adrp/ldr/br.
+        return _pe_thunks(stubs, slots, records) if mode == capstone_mode("X86_64", 64) else {}
+    if mode == arm64_mode():
+        return _aarch64_stubs(stubs, slots)
+    if mode[0] == arm_mode()[0]:
+        return _arm_stubs(stubs, slots)
+    names: dict[int, SlotTarget] = {}
     disasm_lite = decoder(mode).disasm_lite
     for section in stubs:
         previous: tuple[int, int, str] | None = None
@@ -284,6 +344,114 @@ def decode_plt_stubs(
                     start = previous[0] if landing and previous is not None else address
                     names.setdefault(start, slots[slot])
             previous = (address, size, mnemonic)
+    return names
+
+
+_INDIRECT_JUMP: Final = b"\xff\x25"
+"""`jmp qword ptr [rip + disp32]` (opcode FF /4, ModRM 0x25)."""
+_REX_W: Final = 0x48
+_DISPLACEMENT: Final = 4
+"""Bytes of the jump's displacement, a signed 32-bit value."""
+_SIGN: Final = 1 << 31
+"""The displacement's sign bit."""
+
+
+def _pe_thunks(
+    sections: Sequence[SectionBytes], slots: dict[int, SlotTarget], records: Sequence[ProcedureRecord]
+) -> dict[int, SlotTarget]:
+    """PE x64 thunks: each `jmp [rip + slot]` to an IAT slot that lies outside every sized procedure (or at
+    one's start), found by its bytes (capstone's linear decode would lose step in data among the code).
+
+    A jump with a REX.W prefix is an epilogue's tail call, not a thunk: the x64 unwinder takes `rex.W jmp`
+    for the end of a function, and compilers (MSVC, mingw's gcc) emit it there, even in leaf code that
+    .pdata does not cover."""
+    extents = sorted((r.address, r.address + r.size) for r in records if r.size)
+    starts = [low for low, _high in extents]
+    names: dict[int, SlotTarget] = {}
+    for section in sections:
+        data = section.data
+        at = data.find(_INDIRECT_JUMP)
+        while at >= 0 and at + len(_INDIRECT_JUMP) + _DISPLACEMENT <= len(data):
+            end = at + len(_INDIRECT_JUMP) + _DISPLACEMENT
+            displacement = int.from_bytes(data[at + len(_INDIRECT_JUMP) : end], "little")
+            slot = section.address + end + displacement - (2 * _SIGN if displacement & _SIGN else 0)
+            if slot in slots and not (at and data[at - 1] == _REX_W):
+                address = section.address + at
+                holder = bisect_right(starts, address) - 1
+                inside = holder >= 0 and starts[holder] < address < extents[holder][1]
+                if not inside:
+                    names.setdefault(address, slots[slot])
+            at = data.find(_INDIRECT_JUMP, at + 1)
+    return names
+
+
+_STUB_PAGE = re.compile(r"^(x\d+), #(0x[0-9a-f]+|\d+)$")
+_STUB_LOAD = re.compile(r"^x\d+, \[(x\d+)(?:, #(0x[0-9a-f]+|\d+))?\]$")
+"""`ldr x17, [x16, #0x20]`, or `[x16]` for the slot at the page's start."""
+
+
+def _aarch64_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
+    """AArch64 stubs: the `ldr` from an `adrp` page names the slot; the stub starts at the `adrp`."""
+    names: dict[int, SlotTarget] = {}
+    disasm_lite = decoder(arm64_mode()).disasm_lite
+    for section in stubs:
+        page: tuple[int, str, int] | None = None
+        """Where the last `adrp` is, the register it set and the page."""
+        for address, _size, mnemonic, operands in disasm_lite(section.data, section.address):
+            if mnemonic == "adrp":
+                found = _STUB_PAGE.match(operands)
+                page = (address, found.group(1), int(found.group(2), 0)) if found is not None else None
+            elif mnemonic == "ldr" and page is not None:
+                load = _STUB_LOAD.match(operands)
+                if load is not None and load.group(1) == page[1]:
+                    slot = page[2] + int(load.group(2) or "0", 0)
+                    if slot in slots:
+                        names.setdefault(page[0], slots[slot])
+            elif mnemonic == "br":
+                page = None
+    return names
+
+
+ARM_WORD: Final = 4
+ARM_PC_AHEAD: Final = 8
+"""An ARM instruction reads `pc` as its own address plus 8."""
+_ARM_STUB: Final = (0xE28FC000, 0xE28CC000, 0xE5BCF000)
+"""`add ip, pc, #X`, `add ip, ip, #Y`, `ldr pc, [ip, #Z]!` with their immediates masked off."""
+_ARM_IMMEDIATE_MASK: Final = 0xFFF
+"""The low 12 bits: a rotated 8-bit immediate (add) or a 12-bit offset (ldr)."""
+_THUMB_ENTRY: Final = bytes.fromhex("7847c046")
+"""`bx pc; nop` (Thumb): the entry a Thumb caller of an ARM PLT stub may be given, just before the stub."""
+
+
+def _arm_rotated(word: int) -> int:
+    """An ARM data-processing immediate: 8 bits rotated right by twice the 4-bit rotation."""
+    value, rotation = word & 0xFF, ((word >> 8) & 0xF) * 2
+    return ((value >> rotation) | (value << (32 - rotation))) & _WORD if rotation else value
+
+
+def _arm_stubs(stubs: Sequence[SectionBytes], slots: dict[int, SlotTarget]) -> dict[int, SlotTarget]:
+    """32-bit ARM stubs, by their three words; a `bx pc; nop` Thumb entry before one names it too."""
+    names: dict[int, SlotTarget] = {}
+    for section in stubs:
+        data = section.data
+        for offset in range(0, len(data) - 3 * ARM_WORD + 1, ARM_WORD):
+            words = [
+                int.from_bytes(data[offset + i * ARM_WORD : offset + (i + 1) * ARM_WORD], "little") for i in range(3)
+            ]
+            if any(w & ~_ARM_IMMEDIATE_MASK & _WORD != pattern for w, pattern in zip(words, _ARM_STUB, strict=True)):
+                continue
+            start = section.address + offset
+            slot = (
+                start
+                + ARM_PC_AHEAD
+                + _arm_rotated(words[0])
+                + _arm_rotated(words[1])
+                + (words[2] & _ARM_IMMEDIATE_MASK)
+            )
+            if slot in slots:
+                names.setdefault(start, slots[slot])
+                if offset >= len(_THUMB_ENTRY) and data[offset - len(_THUMB_ENTRY) : offset] == _THUMB_ENTRY:
+                    names.setdefault(start - len(_THUMB_ENTRY), slots[slot])
     return names
 
 
@@ -327,11 +495,13 @@ class ReferenceIndex:
         """Set when references are searched for per target rather than decoded all at once (`searched`)."""
         self._decoded: dict[int, list[CodeReference]] = {}
         """Procedures decoded for a search, most recent last (`MAX_DECODED_KEPT`)."""
+        self.slots: dict[int, SlotTarget] = import_slots or {}
+        """Import slot address -> the function whose address it holds."""
         found: list[CodeReference] = []
         if mode is not None:
             self._paged = mode == arm64_mode()
             self._based = mode == i386_mode()
-            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {})
+            self.stubs = decode_plt_stubs(mode, stubs, import_slots or {}, records)
             if searched is not None and mode == x86_64_mode():
                 extents = [(r.address, procedure_end(records, p, self._sections)) for p, r in enumerate(records)]
                 self._searched = SearchedCode(extents, searched, absolute=bool(self._mapped))
@@ -411,7 +581,9 @@ class ReferenceIndex:
                 if "rip" in operands:
                     rip = rip_target(operands, address + size)
                     if rip is not None:
-                        out.append(CodeReference(address, position, rip, "rip_relative"))
+                        slot = self.slots.get(rip)
+                        is_slot = slot is not None and slot.got
+                        out.append(CodeReference(address, position, rip, _slot_kind(verb, is_slot)))
                     continue
                 if not mapped or verb in _CALLS or is_jump(verb):
                     continue
@@ -459,23 +631,32 @@ class ReferenceIndex:
         return self._by_source.get(position, [])
 
     def stub_name(self, address: int) -> str | None:
-        """`strlen@plt` for a PLT stub's address, else None."""
+        """`strlen@plt` for a PLT stub's address (`ExitProcess` for a PE thunk), else None."""
         stub = self.stubs.get(address)
-        return f"{stub.name}@plt" if stub is not None else None
+        return stub_name(stub) if stub is not None else None
+
+    def import_at(self, address: int) -> tuple[str, SlotTarget] | None:
+        """What a call to `address` reaches when it is a stub (`strlen@plt`) or an import slot (`strlen@got`)."""
+        stub = self.stubs.get(address)
+        if stub is not None:
+            return stub_name(stub), stub
+        slot = self.slots.get(address)
+        return (slot_name(slot), slot) if slot is not None else None
 
     def to_procedure(self, address: int, names: Sequence[str]) -> list[CodeReference]:
-        """References to a procedure: to its address, and to the PLT stubs that reach it.
+        """References to a procedure: to its address, and to the PLT stubs and import slots that reach it.
 
         A shared library calls its own exported functions through the PLT
         (they may be interposed), so most callers of such a function call its
-        stub. A stub reaches the procedure when its slot resolves to the
-        procedure's address, or, for an imported function the document does not
-        define, when it bears one of the procedure's names.
+        stub, or, built with `-fno-plt`, call through its GOT slot. A stub or
+        slot reaches the procedure when the slot resolves to the procedure's
+        address, or, for an imported function the document does not define,
+        when it bears one of the procedure's names.
         """
         wanted = set(names)
         stubs = [
             stub
-            for stub, slot in self.stubs.items()
+            for stub, slot in (*self.stubs.items(), *((at, s) for at, s in self.slots.items() if s.got))
             if slot.address == address or (slot.address is None and slot.name in wanted)
         ]
         found = [ref for target in (address, *stubs) for ref in self.to_range(target, target + 1)]

@@ -19,7 +19,7 @@ def capstone_mode(arch: str, bits: int) -> CapstoneMode | None:
     if arch == "ARM64":
         return arm64_mode()
     if arch == "ARM":
-        return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
+        return arm_mode()
     if arch == "RISCV":
         return capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 if bits == 64 else capstone.CS_MODE_RISCV32
     return None
@@ -35,6 +35,13 @@ def x86_64_mode() -> CapstoneMode:
     import capstone
 
     return capstone.CS_ARCH_X86, capstone.CS_MODE_64
+
+
+def arm_mode() -> CapstoneMode:
+    """32-bit ARM's ARM instruction set."""
+    import capstone
+
+    return capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM
 
 
 def i386_mode() -> CapstoneMode:

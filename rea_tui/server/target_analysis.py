@@ -301,7 +301,8 @@ class TargetAnalysis:
                 backend = doc.backend
                 mode = backend.disassembly_target()
                 slots = backend.import_slots()
-                stubs = decode_plt_stubs(mode, backend.stub_sections(), slots) if mode else {}
+                records = backend.inventory.records
+                stubs = decode_plt_stubs(mode, backend.stub_sections(), slots, records) if mode else {}
                 found = Symbolizer(
                     backend.inventory.records,
                     self.section_ranges(doc, code_only=True),

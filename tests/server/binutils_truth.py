@@ -67,6 +67,9 @@ class Truth:
     """PLT stub start -> objdump's label (`free@plt`, `*ABS*+0x9f1c0@plt`)."""
     relocations: list[tuple[int, str, int]] = field(default_factory=list)
     """`(offset, type, target)` of the dynamic relocations whose target is known."""
+    got_slots: dict[int, tuple[str | None, int]] = field(default_factory=dict)
+    """GOT slot (GLOB_DAT, JUMP_SLOT, IRELATIVE) -> its symbol's name (versions stripped; None for IRELATIVE) and
+    the address it is filled with when the file defines it (else 0)."""
     file_offsets: dict[str, int] = field(default_factory=dict)
     """Section name -> where its bytes start in the file."""
     all_symbol_names: set[str] = field(default_factory=set)
@@ -105,8 +108,13 @@ class Truth:
         return label.removesuffix("@plt"), None
 
     def is_call_edge(self, insn: Instruction) -> bool:
-        """A direct call, or a direct jump (conditional too) that leaves for a function or a PLT stub."""
-        if insn.direct is None or insn.section in PLT_SECTIONS:
+        """A direct call, or a direct jump (conditional too) that leaves for a function or a PLT stub, or a call
+        or jump through a GOT slot (`call [rip+0x2eae]  # 3fb8`, built with -fno-plt)."""
+        if insn.section in PLT_SECTIONS:
+            return False
+        if insn.verb in ("call", "jmp") and insn.rip_target in self.got_slots and insn.operands.startswith("QWORD"):
+            return True
+        if insn.direct is None:
             return False
         if insn.verb == "call":
             return True
@@ -133,7 +141,10 @@ class Truth:
             name, resolver = self.stub_resolves_to(stub)
             if resolver == address or (name is not None and name in names):
                 stubs.add(stub)
-        return {i.address for i in self.call_edges() if i.direct == address or i.direct in stubs}
+        for slot, (name, filled) in self.got_slots.items():
+            if filled == address or (not filled and name is not None and name in names):
+                stubs.add(slot)
+        return {i.address for i in self.call_edges() if i.direct == address or (i.direct or i.rip_target) in stubs}
 
     def edges_from(self, start: int, size: int) -> set[tuple[int, int]]:
         """`(site, target)` of the call edges inside `[start, start + size)`."""
@@ -142,8 +153,9 @@ class Truth:
         for insn in self.instructions[at:]:
             if insn.address >= start + size:
                 break
-            if self.is_call_edge(insn) and insn.direct is not None and not start <= insn.direct < start + size:
-                out.add((insn.address, insn.direct))
+            target = insn.direct if insn.direct is not None else insn.rip_target
+            if self.is_call_edge(insn) and target is not None and not start <= target < start + size:
+                out.add((insn.address, target))
         return out
 
     def _addresses(self) -> list[int]:
@@ -202,6 +214,10 @@ def load(path: str, cache: Path) -> Truth:
         kind = parts[2].removeprefix("R_X86_64_")
         try:
             offset = int(parts[0], 16)
+            if kind in ("GLOB_DAT", "JUMP_SLOT") and len(parts) >= 5:
+                truth.got_slots[offset] = (_strip_version(parts[4]), int(parts[3], 16))
+            elif kind == "IRELATIVE":
+                truth.got_slots[offset] = (None, int(parts[3], 16))
             if kind in ("RELATIVE", "IRELATIVE"):
                 target = int(parts[3], 16)
             elif len(parts) >= 7 and parts[5] == "+":

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import capstone
 
-from rea_tui.server.code_references import ReferenceIndex, SlotTarget
+from rea_tui.server.code_references import ReferenceIndex, SlotTarget, decode_plt_stubs
+from rea_tui.server.disassembly import arm_mode
 from rea_tui.server.providers.base import ProcedureRecord
 from rea_tui.server.string_index import SectionBytes
 
@@ -74,3 +75,16 @@ def test_position_independent_code_has_no_immediate_references() -> None:
     index = build([])
     assert not [r for r in index.references if r.kind == "immediate"]
     assert len([r for r in index.references if r.kind == "jump"]) == 2
+
+
+def test_a_thumb_entry_before_an_arm_plt_stub_names_it_too() -> None:
+    """`bx pc; nop` before an ARM stub (the entry ld gives Thumb callers): both addresses name the import.
+
+    The stub's words are strings-thumb's own `puts@plt` (`add ip, pc, #0, 12; add ip, ip, #4096;
+    ldr pc, [ip, #3052]!` at 0x428, slot 0x201c), with a Thumb entry put before it."""
+    stub = bytes.fromhex("00c68fe2 01ca8ce2 ecfbbce5")
+    slot = 0x428 + 8 + 0x1000 + 3052  # the stub's pc (read 8 ahead) plus its immediates: 0x201c
+    names = decode_plt_stubs(
+        arm_mode(), [SectionBytes(".plt", 0x424, bytes.fromhex("7847c046") + stub)], {slot: SlotTarget("puts")}
+    )
+    assert names == {0x424: SlotTarget("puts"), 0x428: SlotTarget("puts")}

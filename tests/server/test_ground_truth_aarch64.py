@@ -20,6 +20,7 @@ import pytest
 import pytest_asyncio
 
 from tests.server.live import LiveServer
+from tests.server.stub_truth import assert_stub_calls_named, objdump_text, plt_calls, plt_labels
 from tests.server.test_ground_truth_kinds import missing
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -28,6 +29,8 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "kinds" / "strings-aarc
 OBJDUMP = "aarch64-linux-gnu-objdump"
 OBJDUMP_PACKAGE = "binutils-aarch64-linux-gnu"
 BAR = 0.95
+FUNCTIONS = ("announce", "check_password", "pick", "bump", "main")
+"""strings.c's own functions."""
 USES = {
     "open sesame": "check_password",
     "access granted": "check_password",
@@ -140,3 +143,11 @@ async def test_fixture_is_what_build_sh_describes() -> None:
     header = FIXTURE.read_bytes()[:20]
     assert header[:4] == b"\x7fELF" and int.from_bytes(header[18:20], "little") == 183  # EM_AARCH64
     assert {"announce", "check_password", "pick", "bump", "main", "greetings", "counter"} <= set(symbols())
+
+
+async def test_plt_stub_calls_are_named_as_objdump_names_them(server: LiveServer) -> None:
+    """Every `bl <puts@plt>` objdump prints in strings.c's functions: the listing and callees name the stub."""
+    disassembly = objdump_text(OBJDUMP, OBJDUMP_PACKAGE, FIXTURE, "-d", "-w")
+    labels, calls = plt_labels(disassembly), plt_calls(disassembly)
+    assert {"puts@plt", "printf@plt", "strcmp@plt"} <= set(labels.values()), labels
+    assert await assert_stub_calls_named(server, FUNCTIONS, calls) >= len(("puts", "printf", "strcmp"))

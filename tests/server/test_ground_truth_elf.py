@@ -188,7 +188,7 @@ async def test_address_references_agree_with_objdump(
             int(site["at"], 16)
             for row in rows
             for site in row["sites"]
-            if site["kind"] in ("rip_relative", "immediate")
+            if site["kind"] in ("rip_relative", "slot_call", "slot_jump", "immediate")
         }
         totals.append(score(hex(target), by_target[target], got))
     recall, precision = ratios(totals)

@@ -20,6 +20,7 @@ import pytest
 import pytest_asyncio
 
 from tests.server.live import LiveServer
+from tests.server.stub_truth import assert_stub_calls_named, objdump_text, plt_calls, plt_labels
 from tests.server.test_ground_truth_kinds import missing
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -102,3 +103,11 @@ async def test_one_procedure_per_thumb_function(server: LiveServer) -> None:
     assert all(int(p["address"], 16) % 2 == 0 for p in procedures), procedures
     named = {name for p in procedures for name in p["names"]}
     assert set(FUNCTIONS) <= named
+
+
+async def test_thumb_calls_to_arm_plt_stubs_are_named_as_objdump_names_them(server: LiveServer) -> None:
+    """Thumb code calls the ARM PLT stubs with `blx`; the server names each stub as objdump labels it."""
+    disassembly = objdump_text(OBJDUMP, OBJDUMP_PACKAGE, FIXTURE, "-d", "-w")
+    labels, calls = plt_labels(disassembly), plt_calls(disassembly)
+    assert {"puts@plt", "printf@plt", "strcmp@plt"} <= set(labels.values()), labels
+    assert await assert_stub_calls_named(server, FUNCTIONS, calls) >= len(("puts", "printf", "strcmp"))

@@ -574,8 +574,25 @@ class LiefDocument:
         ]
 
     def stub_sections(self) -> list[SectionBytes]:
-        """ELF PLT sections, whose stubs jump through the GOT slots of imported functions."""
+        """ELF PLT sections, whose stubs jump through the GOT slots of imported functions; a PE's code
+        sections, among which its import thunks sit."""
         binary = self._binary
+        if binary is not None and self._kind == "MachO":
+            macho_sections: list[Any] = list(binary.sections)
+            return [
+                SectionBytes(name_of(s), int(s.virtual_address), bytes(s.content))
+                for s in macho_sections
+                if s.type == lief.MachO.Section.TYPE.SYMBOL_STUBS and int(s.size)
+            ]
+        if binary is not None and self._kind == "PE":
+            base = self._imagebase(binary)
+            code = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
+            pe_sections: list[Any] = list(binary.sections)
+            return [
+                SectionBytes(name_of(s), base + int(s.virtual_address), bytes(s.content))
+                for s in pe_sections
+                if s.has_characteristic(code) and int(s.size)
+            ]
         if binary is None or self._kind != "ELF":
             return []
         return [
@@ -627,6 +644,21 @@ class LiefDocument:
                 found.append(Relocation(site, target, kind))
         return found
 
+    def _iat_slots(self, binary: Any) -> dict[int, SlotTarget]:
+        """A PE's import address table: each entry's address -> its function and DLL (`#16` for one
+        imported by ordinal)."""
+        base = self._imagebase(binary)
+        slots: dict[int, SlotTarget] = {}
+        imports: list[Any] = list(binary.imports)
+        for library in imports:
+            dll = clean_name(library.name) or "?"
+            entries: list[Any] = list(library.entries)
+            for entry in entries:
+                name = f"#{int(entry.ordinal)}" if entry.is_ordinal else clean_name(entry.name)
+                if int(entry.iat_address) and name:
+                    slots.setdefault(base + int(entry.iat_address), SlotTarget(name, None, True, dll, "PE"))
+        return slots
+
     def import_slots(self) -> dict[int, SlotTarget]:
         """GOT slot address -> the function a PLT stub jumping through it reaches.
 
@@ -636,6 +668,10 @@ class LiefDocument:
         at the relocation's addend.
         """
         binary = self._binary
+        if binary is not None and self._kind == "PE":
+            return self._iat_slots(binary)
+        if binary is not None and self._kind == "MachO":
+            return _symbol_pointers(binary, self.bits // 8)
         if binary is None or self._kind != "ELF":
             return {}
         at_address = {r.address: r.names[0] for r in self.inventory.records if r.names}
@@ -646,7 +682,8 @@ class LiefDocument:
             if kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.name:
                 symbol = reloc.symbol
                 defined = int(symbol.value) if symbol.shndx != 0 and symbol.value else None
-                slots.setdefault(int(reloc.address), SlotTarget(clean_name(symbol.name), defined))
+                got = kind not in _ABSOLUTE_RELOCATIONS
+                slots.setdefault(int(reloc.address), SlotTarget(clean_name(symbol.name), defined, got))
             elif kind == "IRELATIVE" and int(reloc.addend) in at_address:
                 resolver = int(reloc.addend)
                 slots.setdefault(int(reloc.address), SlotTarget(at_address[resolver], resolver))
@@ -700,6 +737,55 @@ def _slice_error(path: str, fat_slice: FatSlice) -> str:
         f"{fat_slice.readable:,} bytes at offset 0x{fat_slice.offset:x}"
     )
     return failed if fat_slice.problem is None else f"{failed}; {fat_slice.problem}"
+
+
+INDIRECT_SYMBOL_LOCAL = 0x8000_0000
+INDIRECT_SYMBOL_ABS = 0x4000_0000
+"""Indirect symbol table entries that name no symbol: a pointer to something of the file's own, or absolute."""
+INDIRECT_ENTRY_BYTES = 4
+"""An indirect symbol table entry: a 32-bit index into the symbol table."""
+_POINTER_SECTIONS = ("NON_LAZY_SYMBOL_POINTERS", "LAZY_SYMBOL_POINTERS", "LAZY_DYLIB_SYMBOL_POINTERS")
+
+
+def _indirect_symbols(binary: Any) -> list[int]:
+    """The indirect symbol table's entries, read from its bytes: LIEF's own list leaves out the entries that
+    name no symbol, and with them the positions sections index it by."""
+    if not binary.has_dynamic_symbol_command:
+        return []
+    command = binary.dynamic_symbol_command
+    linkedit = binary.get_segment("__LINKEDIT")
+    count = int(command.nb_indirect_symbols)
+    if linkedit is None or not count:
+        return []
+    address = int(linkedit.virtual_address) + int(command.indirect_symbol_offset) - int(linkedit.file_offset)
+    raw = bytes(binary.get_content_from_virtual_address(address, count * INDIRECT_ENTRY_BYTES))
+    return [int.from_bytes(raw[at : at + INDIRECT_ENTRY_BYTES], "little") for at in range(0, len(raw) - 3, 4)]
+
+
+def _symbol_pointers(binary: Any, width: int) -> dict[int, SlotTarget]:
+    """A Mach-O's symbol pointers (`__got`, `__la_symbol_ptr`): each pointer's address -> the symbol the
+    indirect symbol table gives it (a section's `reserved1` is its first entry there), with its dylib."""
+    entries = _indirect_symbols(binary)
+    symbols: list[Any] = list(binary.symbols)
+    slots: dict[int, SlotTarget] = {}
+    sections: list[Any] = list(binary.sections)
+    for section in sections:
+        if str(section.type).rsplit(".", 1)[-1] not in _POINTER_SECTIONS:
+            continue
+        first = int(section.reserved1)
+        for position in range(int(section.size) // width):
+            at = first + position
+            index = entries[at] if at < len(entries) else INDIRECT_SYMBOL_LOCAL
+            if index & (INDIRECT_SYMBOL_LOCAL | INDIRECT_SYMBOL_ABS) or index >= len(symbols):
+                continue
+            symbol = symbols[index]
+            name = clean_name(symbol.name) if symbol.name else ""
+            if name:
+                dylib = clean_name(symbol.library.name) if symbol.library is not None else None
+                defined = int(symbol.value) or None
+                target = SlotTarget(name, defined, True, dylib, "MachO")
+                slots.setdefault(int(section.virtual_address) + position * width, target)
+    return slots
 
 
 def _code_sections(binary: Any) -> list[CodeSection]:
@@ -859,6 +945,8 @@ def _type_name(relocation_type: Any) -> str:
 
 _SLOT_RELOCATIONS = frozenset({"JUMP_SLOT", "GLOB_DAT", "64", "ABS64", "GLOB_DAT32", "32"})
 """Relocation types (after the architecture prefix) that fill a GOT slot with a symbol's address."""
+_ABSOLUTE_RELOCATIONS = frozenset({"64", "ABS64", "32"})
+"""Of those, the ones that fill any word with an address: a pointer in data, not only a GOT slot."""
 _ELF_LOADER_DATA = (".eh_frame", ".gcc_except_table", ".got", ".init_array", ".fini_array", ".tbss")
 
 

@@ -30,7 +30,7 @@ from rea_tui.server.tool_services import ToolCall
 REFERENCE_SUBJECTS: Final = ("string", "address", "procedure")
 """What find_references accepts; exactly one of them."""
 
-CALL_KINDS: Final = frozenset({"call", "jump"})
+CALL_KINDS: Final = frozenset({"call", "jump", "slot_call", "slot_jump"})
 MAX_USERS_SHOWN: Final = 10
 """Procedures shown per data reference as the users of the symbol holding it (used_by_total counts all)."""
 
@@ -400,14 +400,16 @@ async def callees(call: ToolCall) -> Outcome:
     rows = []
     for target in targets:
         located = call.lookups.at_address(analysis, doc, target)
-        stub = index.stubs.get(target)
+        imported = index.import_at(target)
+        stub = imported[1] if imported is not None else None
         reached = stub.address if stub is not None else None
         rows.append(
             {
                 "target": hex_address(target),
                 "procedure": procedure_ref(located) if located else None,
-                "names": list(located.record.names) if located else ([f"{stub.name}@plt"] if stub else []),
+                "names": list(located.record.names) if located else ([imported[0]] if imported else []),
                 "import": stub.name if stub else None,
+                "library": stub.library if stub else None,
                 "reaches": hex_address(reached) if reached is not None else None,
                 "sites": [{"at": hex_address(r.site), "kind": r.kind} for r in by_target[target]],
             }
