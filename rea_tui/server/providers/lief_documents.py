@@ -62,6 +62,9 @@ from rea_tui.server.text_forms import hex_address
 # LIEF logs parse warnings itself; the server's stdout is the JSON-RPC channel
 # and its stderr is a log pane, so silence it and report errors ourselves.
 lief.logging.disable()
+# LIEF objects still alive when the interpreter exits (the open target's) make nanobind print pages of
+# "leaked instance" lines on stderr, which the host shows as the server's log: not a leak while it runs.
+lief.disable_leak_warning()
 
 
 def clean_name(name: str | bytes) -> str:
