@@ -215,7 +215,7 @@ def test_the_catalog_screens_every_entry_point() -> None:
 def test_without_the_sdk_an_annotated_listing_is_handed_over_and_a_plain_one_is_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from rea_tui.host import tool_headers
+    from rea_tui.host.features import tool_headers
     from rea_tui.host.features.tool_headers import ListingNeedsSdk, screen_tools
 
     monkeypatch.setattr(tool_headers, "sdk_loaded", lambda: False)

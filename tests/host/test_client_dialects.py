@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea_tui.host import TrustGate, folder_listing, jsonc
+from rea_tui.host import TrustGate, folder_listing
+from rea_tui.host.config import jsonc
 from rea_tui.host.config.client_variables import VariableContext, VariableError, codex_headers, dialect_for
 from rea_tui.host.trust.trust_store import FolderFile, digest
 
