@@ -57,6 +57,8 @@ _REBASE = re.compile(r"^\S+\s+\S+\s+0x([0-9A-F]+)\s+(pointer|text abs32|text rel
 ADDRESS_REBASES = ("pointer", "text abs32")
 """llvm-objdump's names of the rebase types that hold an address (a `text rel32` rebase holds an offset)."""
 _BIND = re.compile(r"^\S+\s+\S+\s+0x([0-9A-F]+)\s+pointer\s+(-?\d+)\s+(\S+)\s+(\S+)$")
+_WEAK_BIND = re.compile(r"^\S+\s+\S+\s+0x([0-9A-F]+)\s+pointer\s+(-?\d+)\s+(\S+)$")
+_EXPORT = re.compile(r"^0x([0-9A-Fa-f]+)\s+(\S+)$")
 _NM = re.compile(r"^([0-9a-f]{16}) ([a-zA-Z]) (\S+)$")
 _HEADER_FIELD = re.compile(r"^\s*(rebase_off|rebase_size) (\d+)$")
 _SECTION = re.compile(r"^\s*\d+ (\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)")
@@ -131,6 +133,8 @@ class MachOTruth:
     """Site -> the word there, of every rebase."""
     own_binds: set[int]
     """Sites of the binds to this image's own symbols."""
+    weak_binds: dict[int, str]
+    """Site -> symbol of each weak bind (a weak definition's pointer, rebased as well)."""
     symbols: dict[str, int] = field(default_factory=dict)
 
 
@@ -138,6 +142,7 @@ def macho_truth(path: Path, arch: str) -> MachOTruth:
     objdump = tool("llvm-objdump", LLVM_PACKAGE)
     rebases_out = run(objdump, "--macho", "--rebase", "--arch", arch, str(path))
     binds_out = run(objdump, "--macho", "--bind", "--arch", arch, str(path))
+    weak_out = run(objdump, "--macho", "--weak-bind", "--arch", arch, str(path))
     memory = dumped_bytes(run(objdump, "-s", "--arch", arch, str(path)))
     rebases: dict[int, int] = {}
     for line in rebases_out.splitlines():
@@ -152,7 +157,8 @@ def macho_truth(path: Path, arch: str) -> MachOTruth:
         for line in binds_out.splitlines()
         if (m := _BIND.match(line)) and m.group(3) == "this-image"
     }
-    return MachOTruth(rebases, own)
+    weak = {int(m.group(1), 16): m.group(3) for line in weak_out.splitlines() if (m := _WEAK_BIND.match(line))}
+    return MachOTruth(rebases, own, weak)
 
 
 def nm_symbols(path: Path) -> dict[str, int]:
@@ -199,6 +205,11 @@ def test_mach_o_rebases_and_own_binds_are_llvm_objdumps(arch: str) -> None:
         assert rebases == truth.rebases
         assert binds == truth.own_binds
         assert set(served) == set(rebases) | binds
+        assert truth.weak_binds, "the fixture has a weak bind (weak_pointer)"
+        assert set(truth.weak_binds) <= set(rebases), "a weak definition's pointer is read once, as its rebase"
+        if slice_arch is None:
+            symbols = nm_symbols(path)
+            assert all(rebases[site] == symbols[name] for site, name in truth.weak_binds.items())
 
 
 async def table_references(path: Path, document: str | None = None) -> list[dict[str, Any]]:
@@ -246,12 +257,39 @@ def test_a_string_in_an_exported_pe_table_is_found_through_its_relocation() -> N
 
 
 @pytest.mark.parametrize("arch", ["arm64", "x86_64"])
+def test_a_weak_definition_is_found_through_its_pointer(arch: str) -> None:
+    """find_references on `_weak_counter`'s address: the rebase at `_weak_pointer` (llvm-nm), once."""
+    symbols = nm_symbols(MACHO[arch])
+
+    async def ask() -> dict[str, Any]:
+        server = await LiveServer("--target", str(MACHO[arch]), mode="2026-07-28").start()
+        try:
+            return await server.structured("find_references", {"address": hex(symbols["_weak_counter"])})
+        finally:
+            await server.stop()
+
+    reply = asyncio.run(ask())
+    rows = [(int(r["at"], 16), r["type"], r["holder"]) for r in reply["data_references"]]
+    shown = [(hex(at), kind, holder) for at, kind, holder in rows]
+    print(f"\n{MACHO[arch].name}: _weak_counter at 0x{symbols['_weak_counter']:x}, referred to from {shown}")
+    assert rows == [(symbols["_weak_pointer"], "REBASE", "_weak_pointer")]
+
+
+@pytest.mark.parametrize("arch", ["arm64", "x86_64"])
 def test_a_string_in_a_mach_o_table_is_found_through_its_rebase(arch: str) -> None:
+    """The unstripped file names the table from its symbol table (llvm-nm), the stripped slice of the universal
+    file from its exports trie (`llvm-objdump --macho --exports-trie`)."""
     table = nm_symbols(MACHO[arch])["_table_names"]
     assert set(macho_truth(MACHO[arch], arch).rebases) >= {table, table + POINTER_BYTES}
     replies = asyncio.run(table_references(MACHO[arch]))
     print(f"\n{MACHO[arch].name}: _table_names at 0x{table:x}")
     check_table(replies, table, "_table_names", "REBASE", "rebases and binds (LC_DYLD_INFO)")
+    trie = run(tool("llvm-objdump", LLVM_PACKAGE), "--macho", "--exports-trie", "--arch", arch, str(UNIVERSAL))
+    exported = {m.group(2): int(m.group(1), 16) for line in trie.splitlines() if (m := _EXPORT.match(line))}
+    document = f"{UNIVERSAL.name} ({arch})"
+    replies = asyncio.run(table_references(UNIVERSAL, document))
+    print(f"{document}: _table_names exported at 0x{exported['_table_names']:x}")
+    check_table(replies, exported["_table_names"], "_table_names", "REBASE", "rebases and binds (LC_DYLD_INFO)")
 
 
 # -- damaged tables: no exception, bounded work, the damage named ----------------------------------------------

@@ -547,9 +547,10 @@ class LiefDocument:
         return sorted(found.values(), key=lambda s: s.address)
 
     def _macho_data_symbols(self, binary: Any) -> list[DataSymbol]:
-        """Symbols defined in a Mach-O's data sections (N_SECT, by their section number). The format gives no
-        sizes: each runs to the next symbol in its section or the section's end; one in a C-string section
-        is its string (NUL included), so it does not swallow the literals after it."""
+        """Symbols defined in a Mach-O's data sections (N_SECT, by their section number) and exports there (the
+        trie: all a stripped file keeps). The format gives no
+            sizes: each runs to the next symbol in its section or the section's end; one in a C-string section
+            is its string (NUL included), so it does not swallow the literals after it."""
         sections: list[Any] = list(binary.sections)
         cstrings = lief.MachO.Section.TYPE.CSTRING_LITERALS
         placed: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -565,14 +566,22 @@ class LiefDocument:
             name = name_of(sym)
             if name:
                 placed[number - 1].append((address, name))
+        # A stripped file keeps its exported names in the exports trie only, as offsets from the Mach header.
+        image_base = int(binary.imagebase)
+        data = [
+            (index, int(sec.virtual_address), int(sec.virtual_address) + int(sec.size))
+            for index, sec in enumerate(sections)
+            if int(sec.size) and not _is_code_section(sec)
+        ]
+        for name, offset in self._exports(binary)[:MAX_DATA_SYMBOLS]:
+            address = image_base + offset
+            holding = next((index for index, low, high in data if low <= address < high), None)
+            if name and holding is not None:
+                placed[holding].append((address, clean_name(name)))
         found: dict[int, DataSymbol] = {}
         for index, named in placed.items():
             section = sections[index]
-            end = int(section.virtual_address) + int(section.size)
-            ordered = sorted(set(named))
-            for position, (address, name) in enumerate(ordered):
-                following = next((a for a, _n in ordered[position + 1 :] if a > address), end)
-                size = following - address
+            for address, size, name in _sized_to_next(named, int(section.virtual_address) + int(section.size)):
                 if section.type == cstrings:
                     text = self.read(address, size)
                     size = text.index(b"\0") + 1 if b"\0" in text else size
@@ -604,10 +613,8 @@ class LiefDocument:
                 placed[holding].append((address, name_of(entry)))
         found: dict[int, DataSymbol] = {}
         for (_low, high), named in placed.items():
-            ordered = sorted(set(named))
-            for position, (address, name) in enumerate(ordered):
-                following = next((a for a, _n in ordered[position + 1 :] if a > address), high)
-                found.setdefault(address, DataSymbol(address, following - address, name, sized=False))
+            for address, size, name in _sized_to_next(named, high):
+                found.setdefault(address, DataSymbol(address, size, name, sized=False))
         return sorted(found.values(), key=lambda s: s.address)
 
     def data_relocations(self) -> RelocationTables:
@@ -975,6 +982,20 @@ def _rebase_segment(segment: Any) -> Segment:
     sections: list[Any] = list(segment.sections)
     extents = tuple((int(s.virtual_address), int(s.virtual_address) + int(s.size)) for s in sections)
     return Segment(start, start + int(segment.virtual_size), extents)
+
+
+def _sized_to_next(named: list[tuple[int, str]], end: int) -> list[tuple[int, int, str]]:
+    """`(address, size, name)` of symbols in one section, each running to the next address or to `end`; of
+    several names at one address, the first in sort order."""
+    first: dict[int, str] = {}
+    for address, name in sorted(named):
+        first.setdefault(address, name)
+    addresses = sorted(first)
+    following = [*addresses[1:], end]
+    return [
+        (address, max(min(after, end) - address, 1), first[address])
+        for address, after in zip(addresses, following, strict=True)
+    ]
 
 
 def _is_code_section(section: Any) -> bool:
