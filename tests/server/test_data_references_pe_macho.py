@@ -1,7 +1,7 @@
 """Data references of a PE (base relocations) and a Mach-O (rebases and binds), against the toolchains' own tools.
 
-- exports.dll (tests/server/fixtures/kinds, mingw-w64) and pip's vendored t64.exe launcher: every DIR64 and
-  HIGHLOW entry mingw-w64 `objdump -p` prints in its base relocation table, with the word `objdump -s` shows at
+- exports.dll and exports-i686.dll (tests/server/fixtures/kinds, mingw-w64) and pip's vendored t64.exe
+  launcher: every DIR64 and HIGHLOW entry mingw-w64 `objdump -p` prints in its base relocation table, with the word `objdump -s` shows at
   the site, is a relocation the server reads, and it reads no other.
 - The Mach-O fixtures (clang and ld64.lld): every rebase `llvm-objdump --macho --rebase` prints, with the word
   `llvm-objdump -s` shows at the site, and every bind to this image (`llvm-objdump --macho --bind`).
@@ -35,6 +35,8 @@ from tests.server.live import LiveServer
 
 KINDS = Path(__file__).resolve().parent / "fixtures" / "kinds"
 EXPORTS_DLL = KINDS / "exports.dll"
+EXPORTS_I686 = KINDS / "exports-i686.dll"
+"""The same source for 32-bit x86: HIGHLOW relocations, 4-byte pointers."""
 MACHO = {"arm64": KINDS / "macho-arm64", "x86_64": KINDS / "macho-x86_64"}
 UNIVERSAL = KINDS / "macho-universal"
 MINGW_PACKAGE = "binutils-mingw-w64-x86-64"
@@ -179,9 +181,9 @@ def served_relocations(path: Path, slice_arch: str | None = None) -> dict[int, t
     return found
 
 
-@pytest.mark.parametrize("which", ["exports.dll", "t64.exe"])
+@pytest.mark.parametrize("which", ["exports.dll", "exports-i686.dll", "t64.exe"])
 def test_pe_base_relocations_are_mingw_objdumps(which: str) -> None:
-    path = EXPORTS_DLL if which == "exports.dll" else launcher()
+    path = launcher() if which == "t64.exe" else KINDS / which
     truth = pe_truth(path)
     served = served_relocations(path)
     agree = sum(1 for site, entry in truth.items() if served.get(site) == entry)
@@ -229,31 +231,35 @@ async def table_references(path: Path, document: str | None = None) -> list[dict
         await server.stop()
 
 
-def check_table(replies: list[dict[str, Any]], table: int, name: str, kind: str, searched: str) -> None:
+def check_table(
+    replies: list[dict[str, Any]], table: int, name: str, kind: str, searched: str, width: int = POINTER_BYTES
+) -> None:
     for position, reply in enumerate(replies):
         assert reply["searched"]["data"] == searched and "not_searched" not in reply["searched"], reply["searched"]
-        site = table + position * POINTER_BYTES
+        site = table + position * width
         rows = reply["data_references"]
         print(f"  {TABLE_STRINGS[position]!r}: {[(r['at'], r['type'], r['holder']) for r in rows]}")
         assert len(rows) == 1, rows
         row = rows[0]
         assert int(row["at"], 16) == site and int(row["target"], 16) == reply["string_address"]
         assert row["kind"] == "relocation" and row["type"] == kind
-        assert row["holder"] == (name if position == 0 else f"{name}+0x{position * POINTER_BYTES:x}")
+        assert row["holder"] == (name if position == 0 else f"{name}+0x{position * width:x}")
 
 
-def test_a_string_in_an_exported_pe_table_is_found_through_its_relocation() -> None:
+@pytest.mark.parametrize(("path", "kind"), [(EXPORTS_DLL, "DIR64"), (EXPORTS_I686, "HIGHLOW")], ids=["x64", "i686"])
+def test_a_string_in_an_exported_pe_table_is_found_through_its_relocation(path: Path, kind: str) -> None:
     objdump = tool(MINGW_OBJDUMP, MINGW_PACKAGE)
     from tests.server.test_ground_truth_kinds import DATA_EXPORT, mingw_exports
 
-    headers = run(objdump, "-p", str(EXPORTS_DLL))
+    headers = run(objdump, "-p", str(path))
     base = next(int(m.group(1), 16) for line in headers.splitlines() if (m := _IMAGE_BASE.match(line)))
-    table = base + mingw_exports(objdump, EXPORTS_DLL)[DATA_EXPORT]
-    truth = pe_truth(EXPORTS_DLL)
-    assert [truth[table + i * POINTER_BYTES][1] for i in range(len(TABLE_STRINGS))] == ["DIR64", "DIR64"]
-    replies = asyncio.run(table_references(EXPORTS_DLL))
-    print(f"\nexports.dll: {DATA_EXPORT} at 0x{table:x}")
-    check_table(replies, table, DATA_EXPORT, "DIR64", "base relocations (.reloc)")
+    table = base + mingw_exports(objdump, path)[DATA_EXPORT]
+    truth = pe_truth(path)
+    width = POINTER_WIDTHS[kind]
+    assert [truth[table + i * width][1] for i in range(len(TABLE_STRINGS))] == [kind, kind]
+    replies = asyncio.run(table_references(path))
+    print(f"\n{path.name}: {DATA_EXPORT} at 0x{table:x}")
+    check_table(replies, table, DATA_EXPORT, kind, "base relocations (.reloc)", width)
 
 
 @pytest.mark.parametrize("arch", ["arm64", "x86_64"])
