@@ -548,9 +548,9 @@ class LiefDocument:
 
     def _macho_data_symbols(self, binary: Any) -> list[DataSymbol]:
         """Symbols defined in a Mach-O's data sections (N_SECT, by their section number) and exports there (the
-        trie: all a stripped file keeps). The format gives no
-            sizes: each runs to the next symbol in its section or the section's end; one in a C-string section
-            is its string (NUL included), so it does not swallow the literals after it."""
+        trie: all a stripped file keeps). The format gives no sizes: each runs to the next symbol in its section
+        or the section's end; one in a C-string section is its string (NUL included), so it does not swallow
+        the literals after it."""
         sections: list[Any] = list(binary.sections)
         cstrings = lief.MachO.Section.TYPE.CSTRING_LITERALS
         placed: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -690,9 +690,11 @@ class LiefDocument:
             for binding in bindings:
                 if binding.binding_class == lief.MachO.DyldBindingInfo.CLASS.WEAK:
                     continue  # a weak definition's pointer: rebased too, so already read as a REBASE
+                if int(binding.library_ordinal) != BIND_SPECIAL_DYLIB_SELF:
+                    continue  # an import: another image's address
                 symbol = binding.symbol if binding.has_symbol else None
                 if symbol is None or symbol.type != lief.MachO.Symbol.TYPE.SECTION or not int(symbol.value):
-                    continue  # an import: another image's address
+                    continue  # a name this image does not define after all
                 found.append(Relocation(int(binding.address), int(symbol.value) + int(binding.addend), "BIND"))
         not_read = (MACHO_CHAINED_FIXUPS,) if binary.has_dyld_chained_fixups else ()
         return RelocationTables(found, read=read, not_read=not_read)
@@ -941,6 +943,8 @@ REBASE_TYPE_POINTER = 1
 REBASE_TYPE_TEXT_ABSOLUTE32 = 2
 _MACHO_REBASE_WIDTHS = {REBASE_TYPE_POINTER: 0, REBASE_TYPE_TEXT_ABSOLUTE32: 4}
 """Mach-O rebase types that hold an absolute address, and its width (0: the document's pointer width)."""
+BIND_SPECIAL_DYLIB_SELF = 0
+"""A bind's library ordinal for this image itself (llvm-objdump's `this-image`)."""
 PE_RELOCATION_BLOCK_HEADER = 8
 """A base relocation block starts with its page's RVA and its own size (two 32-bit words)."""
 

@@ -91,8 +91,11 @@ def check_rebase_opcodes(opcodes: bytes, segments: Sequence[Segment], pointer_by
         nonlocal address, rebases
         if segment is None:
             raise _Malformed("a rebase before any segment is set")
-        last = address + (count - 1) * step if count else address
-        if count and not _covered(segment.sections, address, last + pointer_bytes):
+        if not count:
+            # No linker writes one; dyld rebases nothing and llvm-objdump shows one rebase: damage either way.
+            raise _Malformed("a repeat count of 0")
+        last = address + (count - 1) * step
+        if not _covered(segment.sections, address, last + pointer_bytes):
             raise _Malformed(f"{count:,} rebases from 0x{address:x} leave the sections of their segment")
         rebases += count
         address = (address + count * step) & ADDRESS_MASK
