@@ -934,6 +934,8 @@ MACHO_DYLD_INFO = "rebases and binds (LC_DYLD_INFO)"
 MACHO_CHAINED_FIXUPS = "chained fixups (LC_DYLD_CHAINED_FIXUPS)"
 """The relocation tables find_references names as read or not read."""
 IMAGE_REL_BASED_HIGHLOW = 3
+IMAGE_REL_BASED_HIGHADJ = 4
+"""Its entry takes two slots: the second is the low half of the adjusted value."""
 IMAGE_REL_BASED_DIR64 = 10
 PE_RELOCATION_TYPE_SHIFT = 12
 """A base relocation entry is 16 bits: its type in the top 4, its offset in the page in the low 12."""
@@ -950,10 +952,16 @@ PE_RELOCATION_BLOCK_HEADER = 8
 
 
 def _pe_relocation_entries(binary: Any) -> Iterator[Any]:
+    """Every base relocation entry, less the slot after each HIGHADJ: that holds its parameter, not an entry
+    (LIEF reads it as one; objdump and the loader do not)."""
     blocks: list[Any] = list(binary.relocations)
     for block in blocks:
         entries: list[Any] = list(block.entries)
-        yield from entries
+        parameter = False
+        for entry in entries:
+            if not parameter:
+                yield entry
+            parameter = not parameter and int(entry.data) >> PE_RELOCATION_TYPE_SHIFT == IMAGE_REL_BASED_HIGHADJ
 
 
 def _pe_relocation_damage(binary: Any) -> str | None:
