@@ -49,6 +49,8 @@ class DataSymbol:
     address: int
     size: int
     name: str
+    sized: bool = True
+    """Whether the format gives the object's size (ELF); else it runs to the next symbol or its section's end."""
 
 
 class Symbolizer:

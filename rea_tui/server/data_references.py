@@ -1,8 +1,10 @@
 """Which data refers to which address: pointers the loader writes (relocations) or the file holds.
 
-A position-independent document's pointers all carry a dynamic relocation
-(R_X86_64_RELATIVE and its kin, RELR, 64, GLOB_DAT, JUMP_SLOT, IRELATIVE),
-so its relocations are its data references. A fixed-address document's
+A position-independent document's pointers all carry a relocation: an ELF's
+dynamic relocations (R_X86_64_RELATIVE and its kin, RELR, 64, GLOB_DAT,
+JUMP_SLOT, IRELATIVE), a PE's base relocations (DIR64, HIGHLOW), a Mach-O's
+rebases and its binds to symbols it defines itself; so its relocations are
+its data references. A fixed-address document's
 pointers are plain words: its data sections are scanned for aligned
 (little-endian) words that fall inside its mapped sections. Each reference is reported with the data
 symbol that holds it (`_PyExc_ModuleNotFoundError+0x18`) or, outside any
@@ -32,7 +34,7 @@ class DataReference:
     target: int
     kind: DataKind
     detail: str
-    """The relocation type (`RELATIVE`, `GLOB_DAT`), or the section of a plain pointer."""
+    """The relocation type (`RELATIVE`, `GLOB_DAT`, `DIR64`, `REBASE`), or the section of a plain pointer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,17 +44,31 @@ class Relocation:
     type: str
 
 
+@dataclass(frozen=True, slots=True)
+class RelocationTables:
+    """A document's relocations that write its own addresses, and which of its tables were read for them."""
+
+    relocations: list[Relocation]
+    read: tuple[str, ...] = ()
+    """The tables read (`dynamic relocations`, `base relocations (.reloc)`)."""
+    not_read: tuple[str, ...] = ()
+    """Tables the document has that were not read (`chained fixups (LC_DYLD_CHAINED_FIXUPS)`)."""
+
+
 class DataReferenceIndex:
     """Data references of one document, sorted by target."""
 
     def __init__(
         self,
-        relocations: Sequence[Relocation],
+        relocations: Sequence[Relocation] | RelocationTables,
         data: Sequence[SectionBytes],
         mapped: Sequence[tuple[int, int]],
         pointer_bytes: int,
     ) -> None:
-        found = [DataReference(r.site, r.target, "relocation", r.type) for r in relocations]
+        tables = relocations if isinstance(relocations, RelocationTables) else RelocationTables(list(relocations))
+        self.tables_read = tables.read
+        self.tables_not_read = tables.not_read
+        found = [DataReference(r.site, r.target, "relocation", r.type) for r in tables.relocations]
         self.scanned_sections: list[str] = []
         if mapped and pointer_bytes:
             found.extend(self._pointers(data, sorted(mapped), pointer_bytes))

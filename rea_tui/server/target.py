@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
-from rea_tui.server.data_references import Relocation
+from rea_tui.server.data_references import RelocationTables
 from rea_tui.server.disassembly import CapstoneMode
 from rea_tui.server.providers.base import DocumentInventory, InventoryProvider, Provider
 from rea_tui.server.providers.synthetic import SyntheticSpec, build_inventories, build_providers
@@ -81,7 +81,7 @@ class DocumentBackend(Protocol):
 
     def data_symbols(self) -> list[DataSymbol]: ...
 
-    def data_relocations(self) -> list[Relocation]: ...
+    def data_relocations(self) -> RelocationTables: ...
 
 
 @dataclass(slots=True)

@@ -172,6 +172,10 @@ async def test_pdata_parsed_here_agrees_with_mingw_objdump(binutils_cache: Path)
     assert table == {imagebase + begin: size for begin, size in pdata.items()}
 
 
+DATA_EXPORT = "table_names"
+"""exports.c's one exported object (a table of string pointers in .rdata), not a function."""
+
+
 def mingw_exports(objdump: str, path: Path) -> dict[str, int]:
     """Export name -> RVA, from mingw-w64 objdump's export address and name pointer tables."""
     out = subprocess.run([objdump, "-p", str(path)], capture_output=True, text=True, check=True).stdout
@@ -200,10 +204,13 @@ async def test_pe_exports_are_named_and_sized_by_pdata() -> None:
         missing(f"{MINGW_OBJDUMP} is not installed (apt-get install {MINGW_PACKAGE})")
         return
     exports = mingw_exports(objdump, EXPORTS_DLL)
-    assert set(exports) == {"leaf_add", "greet", "check_password", "sum_table"}
+    assert set(exports) == {"leaf_add", "greet", "check_password", "sum_table", DATA_EXPORT}
     imagebase, pdata = pdata_from_bytes(str(EXPORTS_DLL))
     procedures, _layout, listing = await procedures_of(str(EXPORTS_DLL), inspect=imagebase + exports["check_password"])
+    assert imagebase + exports[DATA_EXPORT] not in procedures, "an exported table is no procedure"
     for name, rva in exports.items():
+        if name == DATA_EXPORT:
+            continue
         row = procedures.get(imagebase + rva)
         assert row is not None and name in row["names"], (name, row)
         assert row["size"] == pdata[rva], (name, row)

@@ -17,8 +17,10 @@ import itertools
 import math
 import os
 import re
+import warnings
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +29,7 @@ import lief
 from rea_tui.server.binary_formats import sniff_format
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
-from rea_tui.server.data_references import Relocation
+from rea_tui.server.data_references import Relocation, RelocationTables
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled, swift_mangled
@@ -45,6 +47,7 @@ from rea_tui.server.providers.macho_functions import (
     function_extents,
     read_export_trie,
 )
+from rea_tui.server.providers.macho_rebases import Segment, check_rebase_opcodes
 from rea_tui.server.providers.macho_slices import (
     CPU_SUBTYPE_MASK,
     FAT_ARCH_64,
@@ -65,6 +68,9 @@ lief.logging.disable()
 # LIEF objects still alive when the interpreter exits (the open target's) make nanobind print pages of
 # "leaked instance" lines on stderr, which the host shows as the server's log: not a leak while it runs.
 lief.disable_leak_warning()
+# LIEF's bindings warn when a field holds a value its enum has no name for (a damaged rebase type); the value
+# still comes back as an int, and the damage is named in not_decoded, not on stderr.
+warnings.filterwarnings("ignore", message=r"^-?\d+ is not a valid [A-Za-z_]+\.$", category=RuntimeWarning)
 
 
 def clean_name(name: str | bytes) -> str:
@@ -141,6 +147,8 @@ class LiefDocument:
         """Why the code cannot be disassembled (an architecture capstone is not set up for), when it cannot."""
         self.truncation_note: str | None = None
         """Which sections or segments lie past the end of the file, when some do."""
+        self.relocation_note: str | None = None
+        """Where a PE's base relocation table or a Mach-O's rebase opcodes stop holding together, when they do."""
         self._thumb: frozenset[int] = frozenset()
         """32-bit ARM procedures in Thumb code: by the symbol's address bit 0 or a `$t` mapping symbol."""
         self._data_in_code: list[tuple[int, int]] = []
@@ -190,6 +198,7 @@ class LiefDocument:
             size = available if available is not None else os.path.getsize(path)
             self.truncation_note = _truncation(binary, self._kind, size, "file" if available is None else "slice")
         self.inventory = DocumentInventory(records=self._collect_procedures(binary))
+        self.relocation_note = self._relocation_damage(binary)
 
     # -- inventory --------------------------------------------------------------
 
@@ -382,6 +391,7 @@ class LiefDocument:
             self.function_starts_note,
             self.exports_note,
             self.swift_note,
+            self.relocation_note,
         )
         return [note for note in notes if note is not None]
 
@@ -605,9 +615,16 @@ class LiefDocument:
         ]
 
     def data_symbols(self) -> list[DataSymbol]:
-        """ELF data objects (OBJECT and TLS symbols defined here), for naming what code and pointers reach."""
+        """Data objects this document defines, for naming what code and pointers reach: ELF OBJECT and TLS
+        symbols; a Mach-O's symbol table entries in data sections; a PE's exports in data sections."""
         binary = self._binary
-        if binary is None or self._kind != "ELF":
+        if binary is None:
+            return []
+        if self._kind == "MachO":
+            return self._macho_data_symbols(binary)
+        if self._kind == "PE":
+            return self._pe_data_symbols(binary)
+        if self._kind != "ELF":
             return []
         kinds = (lief.ELF.Symbol.TYPE.OBJECT, lief.ELF.Symbol.TYPE.TLS)
         found: dict[int, DataSymbol] = {}
@@ -622,11 +639,89 @@ class LiefDocument:
                     found[address] = named
         return sorted(found.values(), key=lambda s: s.address)
 
-    def data_relocations(self) -> list[Relocation]:
-        """Dynamic relocations that write an address the document defines: its pointers (ELF)."""
-        binary = self._binary
-        if binary is None or self._kind != "ELF":
+    def _macho_data_symbols(self, binary: Any) -> list[DataSymbol]:
+        """Symbols defined in a Mach-O's data sections (N_SECT, by their section number) and exports there (the
+        trie: all a stripped file keeps). The format gives no sizes: each runs to the next symbol in its section
+        or the section's end; one in a C-string section is its string (NUL included), so it does not swallow
+        the literals after it."""
+        sections: list[Any] = list(binary.sections)
+        cstrings = lief.MachO.Section.TYPE.CSTRING_LITERALS
+        placed: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        symbols: list[Any] = list(binary.symbols)
+        for sym in symbols[:MAX_DATA_SYMBOLS]:
+            number = int(sym.numberof_sections)  # n_sect: 1-based, 0 for none
+            if sym.type != lief.MachO.Symbol.TYPE.SECTION or not 0 < number <= len(sections):
+                continue
+            section = sections[number - 1]
+            start, address = int(section.virtual_address), int(sym.value)
+            if _is_code_section(section) or not start <= address < start + int(section.size):
+                continue
+            name = name_of(sym)
+            if name:
+                placed[number - 1].append((address, name))
+        # A stripped file keeps its exported names in the exports trie only, as offsets from the Mach header.
+        image_base = int(binary.imagebase)
+        data = [
+            (index, int(sec.virtual_address), int(sec.virtual_address) + int(sec.size))
+            for index, sec in enumerate(sections)
+            if int(sec.size) and not _is_code_section(sec)
+        ]
+        for name, offset in self._exports(binary)[:MAX_DATA_SYMBOLS]:
+            address = image_base + offset
+            holding = next((index for index, low, high in data if low <= address < high), None)
+            if name and holding is not None:
+                placed[holding].append((address, clean_name(name)))
+        found: dict[int, DataSymbol] = {}
+        for index, named in placed.items():
+            section = sections[index]
+            for address, size, name in _sized_to_next(named, int(section.virtual_address) + int(section.size)):
+                if section.type == cstrings:
+                    text = self.read(address, size)
+                    size = text.index(b"\0") + 1 if b"\0" in text else size
+                found.setdefault(address, DataSymbol(address, size, name, sized=False))
+        return sorted(found.values(), key=lambda s: s.address)
+
+    def _pe_data_symbols(self, binary: Any) -> list[DataSymbol]:
+        """A PE's exports that lie in a data section, each running to the next export there or the
+        section's end (the export table gives no sizes). COFF symbol tables are not read."""
+        if not binary.has_exports:
             return []
+        base = self._imagebase(binary)
+        entries: list[Any] = list(binary.get_export().entries)[:MAX_DATA_SYMBOLS]
+        sections = [
+            (
+                base + int(sec.virtual_address),
+                base + int(sec.virtual_address) + max(int(sec.virtual_size), int(sec.size)),
+            )
+            for sec in list(binary.sections)
+            if _holds_data(self._kind, sec)
+        ]
+        placed: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
+        for entry in entries:
+            if entry.is_extern or not entry.name:
+                continue  # a forwarder names another DLL's function, not an address here
+            address = base + int(entry.address)
+            holding = next(((lo, hi) for lo, hi in sections if lo <= address < hi), None)
+            if holding is not None:
+                placed[holding].append((address, name_of(entry)))
+        found: dict[int, DataSymbol] = {}
+        for (_low, high), named in placed.items():
+            for address, size, name in _sized_to_next(named, high):
+                found.setdefault(address, DataSymbol(address, size, name, sized=False))
+        return sorted(found.values(), key=lambda s: s.address)
+
+    def data_relocations(self) -> RelocationTables:
+        """Relocations that write an address the document defines: its pointers. An ELF's dynamic
+        relocations, a PE's base relocations, a Mach-O's rebases and binds to its own symbols."""
+        binary = self._binary
+        if binary is None:
+            return RelocationTables([])
+        if self._kind == "PE":
+            return self._pe_relocations(binary)
+        if self._kind == "MachO":
+            return self._macho_relocations(binary)
+        if self._kind != "ELF":
+            return RelocationTables([])
         width = self.bits // 8
         found: list[Relocation] = []
         relocations: list[Any] = list(binary.relocations)
@@ -645,7 +740,68 @@ class LiefDocument:
                 continue  # imports, TLS offsets, copies: no address of this document
             if target:
                 found.append(Relocation(site, target, kind))
-        return found
+        return RelocationTables(found, read=("dynamic relocations",))
+
+    def _pe_relocations(self, binary: Any) -> RelocationTables:
+        """The DIR64 and HIGHLOW entries of a PE's base relocation table: each site (image base + RVA) and
+        the absolute address the word there holds (what the loader adds its slide to)."""
+        if not _pe_relocation_directory_size(binary):
+            return RelocationTables([])
+        base = self._imagebase(binary)
+        found: list[Relocation] = []
+        for entry in itertools.islice(_pe_relocation_entries(binary), MAX_DATA_RELOCATIONS):
+            # The entry's raw type (its top 4 bits): LIEF warns when it names a type it has no name for.
+            named = _PE_POINTER_RELOCATIONS.get(int(entry.data) >> PE_RELOCATION_TYPE_SHIFT)
+            if named is None:
+                continue  # ABSOLUTE is padding; other types patch instruction fields, not pointers
+            kind, width = named
+            site = base + int(entry.address)
+            word = self.read(site, width)
+            if len(word) == width:
+                found.append(Relocation(site, int.from_bytes(word, "little"), kind))
+        return RelocationTables(found, read=(PE_BASE_RELOCATIONS,))
+
+    def _macho_relocations(self, binary: Any) -> RelocationTables:
+        """A Mach-O's rebases (dyld info: site, and the unslid address the word there holds) and its binds to
+        symbols it defines itself (the symbol's address plus the addend). Binds to other images are
+        imports, no address of this document; chained fixups are named as not read."""
+        read: tuple[str, ...] = ()
+        found: list[Relocation] = []
+        if binary.has_dyld_info:
+            read = (MACHO_DYLD_INFO,)
+            relocations: list[Any] = list(itertools.islice(binary.relocations, MAX_DATA_RELOCATIONS))
+            for reloc in relocations:
+                if reloc.origin != lief.MachO.Relocation.ORIGIN.DYLDINFO:
+                    continue  # an object file's section relocations
+                if int(reloc.type) not in _MACHO_REBASE_WIDTHS:
+                    continue  # a PC-relative text rebase holds no address
+                width = _MACHO_REBASE_WIDTHS[int(reloc.type)] or self.bits // 8
+                word = self.read(int(reloc.address), width)
+                if len(word) == width:
+                    found.append(Relocation(int(reloc.address), int.from_bytes(word, "little"), "REBASE"))
+            bindings: list[Any] = list(itertools.islice(binary.dyld_info.bindings, MAX_DATA_RELOCATIONS))
+            for binding in bindings:
+                if binding.binding_class == lief.MachO.DyldBindingInfo.CLASS.WEAK:
+                    continue  # a weak definition's pointer: rebased too, so already read as a REBASE
+                if int(binding.library_ordinal) != BIND_SPECIAL_DYLIB_SELF:
+                    continue  # an import: another image's address
+                symbol = binding.symbol if binding.has_symbol else None
+                if symbol is None or symbol.type != lief.MachO.Symbol.TYPE.SECTION or not int(symbol.value):
+                    continue  # a name this image does not define after all
+                found.append(Relocation(int(binding.address), int(symbol.value) + int(binding.addend), "BIND"))
+        not_read = (MACHO_CHAINED_FIXUPS,) if binary.has_dyld_chained_fixups else ()
+        return RelocationTables(found, read=read, not_read=not_read)
+
+    def _relocation_damage(self, binary: Any) -> str | None:
+        """Where a PE's base relocation table or a Mach-O's rebase opcodes stop holding together, if they do."""
+        if self._kind == "PE":
+            return _pe_relocation_damage(binary)
+        if self._kind == "MachO" and binary.has_dyld_info:
+            segments: list[Any] = list(binary.segments)
+            spans = [_rebase_segment(segment) for segment in segments]
+            opcodes = bytes(binary.dyld_info.rebase_opcodes)
+            return check_rebase_opcodes(opcodes, spans, self.bits // 8).error
+        return None
 
     def _iat_slots(self, binary: Any) -> dict[int, SlotTarget]:
         """A PE's import address table: each entry's address -> its function and DLL (`#16` for one
@@ -932,6 +1088,97 @@ def _kind(binary: Any) -> str:
 
 
 _PLT_SECTIONS = (".plt", ".plt.sec", ".plt.got")
+MAX_DATA_RELOCATIONS = 4_000_000
+"""Relocations read per document (a large program has a few hundred thousand); past that a damaged or
+hostile table is not read further."""
+MAX_DATA_SYMBOLS = 1_000_000
+"""Symbols or exports read per document for naming data."""
+PE_BASE_RELOCATIONS = "base relocations (.reloc)"
+MACHO_DYLD_INFO = "rebases and binds (LC_DYLD_INFO)"
+MACHO_CHAINED_FIXUPS = "chained fixups (LC_DYLD_CHAINED_FIXUPS)"
+"""The relocation tables find_references names as read or not read."""
+IMAGE_REL_BASED_HIGHLOW = 3
+IMAGE_REL_BASED_HIGHADJ = 4
+"""Its entry takes two slots: the second is the low half of the adjusted value."""
+IMAGE_REL_BASED_DIR64 = 10
+PE_RELOCATION_TYPE_SHIFT = 12
+"""A base relocation entry is 16 bits: its type in the top 4, its offset in the page in the low 12."""
+_PE_POINTER_RELOCATIONS = {IMAGE_REL_BASED_DIR64: ("DIR64", 8), IMAGE_REL_BASED_HIGHLOW: ("HIGHLOW", 4)}
+"""PE base relocation types that relocate a whole pointer: their name and the pointer's width."""
+REBASE_TYPE_POINTER = 1
+REBASE_TYPE_TEXT_ABSOLUTE32 = 2
+_MACHO_REBASE_WIDTHS = {REBASE_TYPE_POINTER: 0, REBASE_TYPE_TEXT_ABSOLUTE32: 4}
+"""Mach-O rebase types that hold an absolute address, and its width (0: the document's pointer width)."""
+BIND_SPECIAL_DYLIB_SELF = 0
+"""A bind's library ordinal for this image itself (llvm-objdump's `this-image`)."""
+PE_RELOCATION_BLOCK_HEADER = 8
+"""A base relocation block starts with its page's RVA and its own size (two 32-bit words)."""
+
+
+def _pe_relocation_entries(binary: Any) -> Iterator[Any]:
+    """Every base relocation entry, less the slot after each HIGHADJ: that holds its parameter, not an entry
+    (LIEF reads it as one; objdump and the loader do not)."""
+    blocks: list[Any] = list(binary.relocations)
+    for block in blocks:
+        entries: list[Any] = list(block.entries)
+        parameter = False
+        for entry in entries:
+            if not parameter:
+                yield entry
+            parameter = not parameter and int(entry.data) >> PE_RELOCATION_TYPE_SHIFT == IMAGE_REL_BASED_HIGHADJ
+
+
+def _pe_relocation_damage(binary: Any) -> str | None:
+    """A base relocation table whose blocks do not account for the bytes its data directory gives it: a block
+    size that is too small, runs past the table or stops the walk (LIEF then reads no further)."""
+    size = _pe_relocation_directory_size(binary)
+    if not size:
+        return None
+    blocks: list[Any] = list(binary.relocations)
+    accounted = sum(int(block.block_size) for block in blocks)
+    small = sum(1 for block in blocks if int(block.block_size) < PE_RELOCATION_BLOCK_HEADER)
+    if accounted == size and not small:
+        return None
+    return (
+        f"{PE_BASE_RELOCATIONS}: its {len(blocks):,} blocks account for {accounted:,} of the {size:,} bytes its data "
+        "directory gives it, so relocations in the rest are missing"
+    )
+
+
+def _pe_relocation_directory_size(binary: Any) -> int:
+    """The bytes a PE's data directory gives its base relocation table (0: it has none). LIEF's
+    `has_relocations` is false when the table is there but its first block is damaged."""
+    directory = binary.data_directory(lief.PE.DataDirectory.TYPES.BASE_RELOCATION_TABLE)
+    return int(directory.size) if directory is not None else 0
+
+
+def _rebase_segment(segment: Any) -> Segment:
+    """A Mach-O segment's extent and its sections', for checking rebase opcodes."""
+    start = int(segment.virtual_address)
+    sections: list[Any] = list(segment.sections)
+    extents = tuple((int(s.virtual_address), int(s.virtual_address) + int(s.size)) for s in sections)
+    return Segment(start, start + int(segment.virtual_size), extents)
+
+
+def _sized_to_next(named: list[tuple[int, str]], end: int) -> list[tuple[int, int, str]]:
+    """`(address, size, name)` of symbols in one section, each running to the next address or to `end`; of
+    several names at one address, the first in sort order."""
+    first: dict[int, str] = {}
+    for address, name in sorted(named):
+        first.setdefault(address, name)
+    addresses = sorted(first)
+    following = [*addresses[1:], end]
+    return [
+        (address, max(min(after, end) - address, 1), first[address])
+        for address, after in zip(addresses, following, strict=True)
+    ]
+
+
+def _is_code_section(section: Any) -> bool:
+    flags = lief.MachO.Section.FLAGS
+    return bool(section.has(flags.PURE_INSTRUCTIONS) or section.has(flags.SOME_INSTRUCTIONS))
+
+
 _RELOCATION_ARCH = re.compile(r"^(?:X86_64|AARCH64|ARM|386|I386|RISCV|PPC64|PPC)_")
 
 

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from rea_tui.server.code_listing import DataSymbol
 from rea_tui.server.code_references import SlotTarget
-from rea_tui.server.data_references import Relocation
+from rea_tui.server.data_references import RelocationTables
 from rea_tui.server.disassembly import CapstoneMode, capstone_mode
 from rea_tui.server.providers.base import DocumentInventory
 from rea_tui.server.string_index import SectionBytes
@@ -146,8 +146,8 @@ class SyntheticDocument:
     def data_symbols(self) -> list[DataSymbol]:
         return []
 
-    def data_relocations(self) -> list[Relocation]:
-        return []
+    def data_relocations(self) -> RelocationTables:
+        return RelocationTables([])
 
     def import_slots(self) -> dict[int, SlotTarget]:
         return {}

@@ -166,8 +166,11 @@ def _procedures_referring(
 
 
 def _users(analysis: TargetAnalysis, doc: Document, index: ReferenceIndex, symbol: DataSymbol) -> dict[str, Any]:
-    """The procedures whose code refers to a data symbol: a data reference followed one level."""
-    refs = index.to_range(symbol.address, symbol.address + max(symbol.size, 1))
+    """The procedures whose code refers to a data symbol: a data reference followed one level. A symbol
+    whose size the format does not give (Mach-O, PE exports) counts references to its start only: the
+    extent to the next symbol may hold other, unnamed objects."""
+    extent = max(symbol.size, 1) if symbol.sized else 1
+    refs = index.to_range(symbol.address, symbol.address + extent)
     sources = sorted({r.source for r in refs})
     shown = [procedure_ref(LocatedProcedure(doc, p, analysis.procedure_id(doc, p))) for p in sources[:MAX_USERS_SHOWN]]
     return {"used_by": shown, "used_by_total": len(sources)}
@@ -220,14 +223,18 @@ def _searched(doc: Document, data: DataReferenceIndex) -> dict[str, Any]:
     if doc.backend.code_note is not None:
         searched["code"] = None
         searched["code_not_searched"] = doc.backend.code_note
-    if doc.backend.format == "ELF":
-        pointers = f" and aligned pointers in {', '.join(data.scanned_sections)}" if data.scanned_sections else ""
-        searched["data"] = f"dynamic relocations{pointers}"
-    elif data.scanned_sections:
-        searched["data"] = f"aligned pointers in {', '.join(data.scanned_sections)}"
-    else:
-        searched["data"] = None
-        searched["not_searched"] = f"{doc.backend.format} relocations (rebases, binds, base relocations) are not read"
+    parts = list(data.tables_read)
+    if data.scanned_sections:
+        parts.append(f"aligned pointers in {', '.join(data.scanned_sections)}")
+    searched["data"] = " and ".join(parts) or None
+    not_read = [f"{table} are not read" for table in data.tables_not_read]
+    if not parts and not not_read:
+        not_read.append(
+            f"{doc.backend.format}: no relocation table the server reads, and plain pointers are scanned in "
+            "fixed-address documents only"
+        )
+    if not_read:
+        searched["not_searched"] = "; ".join(not_read)
     return searched
 
 
@@ -297,7 +304,7 @@ async def find_references(call: ToolCall) -> Outcome:
         annotate = None
         if subject == "string":
             container = symbols.data_symbol(low)
-            if container is not None and container.address < low:
+            if container is not None and container.sized and container.address < low:
                 # The text lives inside a larger object (a deep-frozen const_str_...): its users refer to the object.
                 query["inside"] = {"symbol": container.name, "address": hex_address(container.address)}
                 refs = sorted([*refs, *index.to_range(container.address, low)], key=lambda r: r.site)
