@@ -14,8 +14,9 @@ symbol, its section and offset.
 from __future__ import annotations
 
 import struct
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -23,6 +24,8 @@ from rea_tui.server.string_index import SectionBytes
 
 DataKind = Literal["relocation", "pointer"]
 
+ADDRESS_BITS: Final = 64
+"""Bits of an address: a target shifted by them and or-ed with a site sorts by target, then site."""
 MAX_POINTER_SCAN_BYTES: Final = 64 * 1024 * 1024
 """Bytes of data scanned for plain pointers per section; beyond that a section is scanned in part."""
 
@@ -68,17 +71,46 @@ class DataReferenceIndex:
         tables = relocations if isinstance(relocations, RelocationTables) else RelocationTables(list(relocations))
         self.tables_read = tables.read
         self.tables_not_read = tables.not_read
-        found = [DataReference(r.site, r.target, "relocation", r.type) for r in tables.relocations]
         self.scanned_sections: list[str] = []
-        if mapped and pointer_bytes:
-            found.extend(self._pointers(data, sorted(mapped), pointer_bytes))
-        found.sort(key=lambda r: (r.target, r.site))
-        self.references = found
-        self._targets = [r.target for r in found]
+        # Kept as three arrays, not one object per reference: libLLVM has 374,000 (about 50 MB as objects).
+        self._labels: list[tuple[DataKind, str]] = []
+        label_of: dict[tuple[DataKind, str], int] = {}
+        targets, sites, labels = array("Q"), array("Q"), array("H")
 
-    def _pointers(self, data: Sequence[SectionBytes], mapped: list[tuple[int, int]], width: int) -> list[DataReference]:
+        def add(site: int, target: int, kind: DataKind, detail: str) -> None:
+            label = label_of.get((kind, detail))
+            if label is None:
+                label = label_of[(kind, detail)] = len(self._labels)
+                self._labels.append((kind, detail))
+            targets.append(target)
+            sites.append(site)
+            labels.append(label)
+
+        for r in tables.relocations:
+            add(r.site, r.target, "relocation", r.type)
+        if mapped and pointer_bytes:
+            for site, target, section in self._pointers(data, sorted(mapped), pointer_bytes):
+                add(site, target, "pointer", section)
+        order = sorted(range(len(targets)), key=lambda i: (targets[i] << ADDRESS_BITS) | sites[i])
+        self._targets = array("Q", (targets[i] for i in order))
+        self._sites = array("Q", (sites[i] for i in order))
+        self._label_at = array("H", (labels[i] for i in order))
+
+    @property
+    def references(self) -> list[DataReference]:
+        return self._rows(0, len(self._targets))
+
+    def _rows(self, first: int, last: int) -> list[DataReference]:
+        return [
+            DataReference(self._sites[i], self._targets[i], *self._labels[self._label_at[i]])
+            for i in range(first, last)
+        ]
+
+    def _pointers(
+        self, data: Sequence[SectionBytes], mapped: list[tuple[int, int]], width: int
+    ) -> Iterator[tuple[int, int, str]]:
+        """(site, target, section) of each aligned word in `data` that falls inside a mapped range."""
         starts = [lo for lo, _ in mapped]
-        out: list[DataReference] = []
         for section in data:
             self.scanned_sections.append(section.name)
             body = section.data[:MAX_POINTER_SCAN_BYTES]
@@ -88,12 +120,11 @@ class DataReferenceIndex:
             for index, (value,) in enumerate(words):
                 at = bisect_right(starts, value) - 1
                 if at >= 0 and value < mapped[at][1]:
-                    out.append(DataReference(section.address + skip + index * width, value, "pointer", section.name))
-        return out
+                    yield section.address + skip + index * width, value, section.name
 
     def __len__(self) -> int:
-        return len(self.references)
+        return len(self._targets)
 
     def to_range(self, low: int, high: int) -> list[DataReference]:
         """References whose target lies in `[low, high)`."""
-        return self.references[bisect_left(self._targets, low) : bisect_left(self._targets, high)]
+        return self._rows(bisect_left(self._targets, low), bisect_left(self._targets, high))

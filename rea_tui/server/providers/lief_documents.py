@@ -20,7 +20,7 @@ import re
 import warnings
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -724,7 +724,8 @@ class LiefDocument:
             return RelocationTables([])
         width = self.bits // 8
         found: list[Relocation] = []
-        relocations: list[Any] = list(binary.relocations)
+        # One relocation object at a time, not a list of them all: libLLVM's 382,000 are 70 MB as objects.
+        relocations: Iterable[Any] = binary.relocations
         for reloc in relocations:
             kind = relocation_kind(reloc)
             site = int(reloc.address)
@@ -835,7 +836,7 @@ class LiefDocument:
             return {}
         at_address = {r.address: r.names[0] for r in self.inventory.records if r.names}
         slots: dict[int, SlotTarget] = {}
-        relocations: list[Any] = list(binary.relocations)
+        relocations: Iterable[Any] = binary.relocations  # one at a time, as in `data_relocations`
         for reloc in relocations:
             kind = relocation_kind(reloc)
             if kind in _SLOT_RELOCATIONS and reloc.has_symbol and reloc.symbol.name:
