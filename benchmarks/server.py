@@ -50,14 +50,14 @@ from typing import IO, Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rea_tui.server.completion_engine import CompletionEngine  # noqa: E402
+from rea_tui.server.analysis.target_analysis import TargetAnalysis  # noqa: E402
+from rea_tui.server.completion.completion_engine import CompletionEngine  # noqa: E402
+from rea_tui.server.completion.text_forms import fold  # noqa: E402
 from rea_tui.server.limits import MAX_COMPLETION_VALUES  # noqa: E402
-from rea_tui.server.procedure_inventory import discover  # noqa: E402
+from rea_tui.server.protocol.session_state import ServerOptions, Session  # noqa: E402
 from rea_tui.server.providers.synthetic import SyntheticSpec  # noqa: E402
-from rea_tui.server.session_state import ServerOptions, Session  # noqa: E402
-from rea_tui.server.target import Target, open_default, open_synthetic  # noqa: E402
-from rea_tui.server.target_analysis import TargetAnalysis  # noqa: E402
-from rea_tui.server.text_forms import fold  # noqa: E402
+from rea_tui.server.target.procedure_inventory import discover  # noqa: E402
+from rea_tui.server.target.target import Target, open_default, open_synthetic  # noqa: E402
 
 SYNTHETIC_PROCEDURES = 100_000
 REQUESTS = 400

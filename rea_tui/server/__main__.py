@@ -19,17 +19,17 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from rea_tui.server.http_security import TOKEN_ENVIRONMENT, refusal
 from rea_tui.server.limits import (
     DEFAULT_DISCOVERY_LIMIT,
     DEFAULT_DISCOVERY_TIME_BUDGET,
     DEFAULT_PAGE_SIZE,
     MAX_SYNTHETIC_PROCEDURES,
 )
+from rea_tui.server.protocol.http_security import TOKEN_ENVIRONMENT, refusal
 
 if TYPE_CHECKING:
-    from rea_tui.server.target import Target
-    from rea_tui.server.target_paths import StartupTarget
+    from rea_tui.server.target.target import Target
+    from rea_tui.server.target.target_paths import StartupTarget
 
 MAX_PORT = 65535
 GIL_SWITCH_INTERVAL_SECONDS = 0.0005
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rea-server: --synthetic is at most {MAX_SYNTHETIC_PROCEDURES}", file=sys.stderr)
         return EXIT_USAGE
 
-    from rea_tui.server.target_paths import TargetError
+    from rea_tui.server.target.target_paths import TargetError
 
     try:
         startup = _startup_target(args)
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     front = None
     if args.http is None:
         # Now, so that the opening request and the lists are answered while everything below loads.
-        from rea_tui.server.stdio_front import StdioFront
+        from rea_tui.server.protocol.stdio_front import StdioFront
 
         front = StdioFront(_early_sentence(startup))
         # The SDK's import holds the GIL for long native stretches; the opening request, written at
@@ -171,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_SECONDS)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rea-server %(levelname)s %(message)s")
 
+    from rea_tui.server.protocol.session_state import ServerOptions
     from rea_tui.server.rea_server import ReaServer
-    from rea_tui.server.session_state import ServerOptions
 
     options = ServerOptions(
         discovery_limit=args.discovery_limit,
@@ -183,10 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     app = ReaServer(options, per_session=args.http is not None)
     try:
         if front is not None:
-            from rea_tui.server.stdio_serving import serve_stdio
+            from rea_tui.server.protocol.stdio_serving import serve_stdio
 
             return serve_stdio(front, app, startup)
-        from rea_tui.server.http_serving import serve_http
+        from rea_tui.server.protocol.http_serving import serve_http
 
         host, port = args.http
         return serve_http(app, host, port, token, startup)
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
 def _early_sentence(startup: StartupTarget | None) -> str | None:
     """What the prompt list says about the target until the SDK serves (the startup target opens in the
     background, after the early replies); None with `--open-first`, whose lists wait for the target."""
-    from rea_tui.server.prompt_declarations import target_sentence
+    from rea_tui.server.prompts.prompt_declarations import target_sentence
 
     if startup is None:
         return target_sentence(None)
@@ -209,7 +209,7 @@ def _startup_target(args: argparse.Namespace) -> StartupTarget | None:
 
     The openers import the target machinery (and LIEF) only when they run, in the background.
     """
-    from rea_tui.server.target_paths import DEFAULT_LABEL, StartupTarget, check_openable
+    from rea_tui.server.target.target_paths import DEFAULT_LABEL, StartupTarget, check_openable
 
     if args.no_target:
         return None
@@ -218,7 +218,7 @@ def _startup_target(args: argparse.Namespace) -> StartupTarget | None:
 
         def synthetic() -> Target:
             from rea_tui.server.providers.synthetic import SyntheticSpec
-            from rea_tui.server.target import open_synthetic
+            from rea_tui.server.target.target import open_synthetic
 
             return open_synthetic(SyntheticSpec(count, seed))
 
@@ -227,14 +227,14 @@ def _startup_target(args: argparse.Namespace) -> StartupTarget | None:
         path = str(args.target)
 
         def at_path() -> Target:
-            from rea_tui.server.target import open_path
+            from rea_tui.server.target.target import open_path
 
             return open_path(path)
 
         return StartupTarget(at_path, check_openable(path), args.open_first)
 
     def default() -> Target:
-        from rea_tui.server.target import open_default
+        from rea_tui.server.target.target import open_default
 
         return open_default()
 

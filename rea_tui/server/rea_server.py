@@ -21,14 +21,15 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from rea_tui.server.client_notices import ConnectionNotices, evidence_changed, session_mark
-from rea_tui.server.completion_engine import DISCOVERY_META_KEY
-from rea_tui.server.guided_prompts import description, render, target_sentence
+from rea_tui.server.completion.completion_engine import DISCOVERY_META_KEY
+from rea_tui.server.completion.name_resolver import Narrowing
+from rea_tui.server.completion.text_forms import to_json
 from rea_tui.server.limits import MAX_VALUE_CHARS, OPENING_READ_WAIT_SECONDS
-from rea_tui.server.name_resolver import Narrowing
-from rea_tui.server.prompt_declarations import PROMPTS, PROMPTS_BY_NAME, Family
-from rea_tui.server.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
-from rea_tui.server.server_identity import (
+from rea_tui.server.prompts.guided_prompts import description, render, target_sentence
+from rea_tui.server.prompts.prompt_declarations import PROMPTS, PROMPTS_BY_NAME, Family
+from rea_tui.server.protocol.client_notices import ConnectionNotices, evidence_changed, session_mark
+from rea_tui.server.protocol.protocol_errors import ErrorMapping, FieldError, InvalidParams, field_error, logger
+from rea_tui.server.protocol.server_identity import (
     INSTRUCTIONS,
     MODERN_PROTOCOL_VERSIONS,
     SERVER_DESCRIPTION,
@@ -36,7 +37,7 @@ from rea_tui.server.server_identity import (
     SERVER_TITLE,
     SERVER_VERSION,
 )
-from rea_tui.server.server_lists import (
+from rea_tui.server.protocol.server_lists import (
     EVIDENCE_TEMPLATE,
     PROCEDURE_TEMPLATE,
     SESSION_URI,
@@ -45,17 +46,16 @@ from rea_tui.server.server_lists import (
     resource_template_items,
     tool_items,
 )
-from rea_tui.server.session_state import ServerOptions
-from rea_tui.server.text_forms import to_json
-from rea_tui.server.tool_catalog import build_registry
-from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Plain, internal_context
-from rea_tui.server.workspaces import SCOPE_SENTENCES, Workspace, Workspaces
+from rea_tui.server.protocol.session_state import ServerOptions
+from rea_tui.server.target.workspaces import SCOPE_SENTENCES, Workspace, Workspaces
+from rea_tui.server.toolkit.tool_catalog import build_registry
+from rea_tui.server.toolkit.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Plain, internal_context
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from rea_tui.server.target_paths import StartupTarget
-    from rea_tui.server.workspaces import Hold
+    from rea_tui.server.target.target_paths import StartupTarget
+    from rea_tui.server.target.workspaces import Hold
 
 _PROCEDURE_URI = re.compile(r"^rea://documents/([^/]+)/procedures/([^/]+)$")
 _EVIDENCE_URI = re.compile(r"^rea://evidence/([^/]+)$")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rea_tui.host import InspectionHistory, Tool, result_views, row_actions, row_label
 from rea_tui.host.evidence.evidence_actions import fitted
-from rea_tui.server.tool_declarations import DECLARATIONS
+from rea_tui.server.toolkit.tool_declarations import DECLARATIONS
 
 REA_TOOLS = [Tool(d.name, input_schema=d.input_schema) for d in DECLARATIONS]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import capstone
 
-from rea_tui.server.code_references import ReferenceIndex, SlotTarget, decode_plt_stubs
-from rea_tui.server.disassembly import arm_mode
+from rea_tui.server.analysis.code_references import ReferenceIndex, SlotTarget, decode_plt_stubs
+from rea_tui.server.analysis.disassembly import arm_mode
+from rea_tui.server.analysis.string_index import SectionBytes
 from rea_tui.server.providers.base import ProcedureRecord
-from rea_tui.server.string_index import SectionBytes
 
 X86_64 = (capstone.CS_ARCH_X86, capstone.CS_MODE_64)
 FIRST, SECOND, PLT = 0x401000, 0x401100, 0x400F00

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rea_tui.server.data_references import DataReferenceIndex, Relocation
-from rea_tui.server.string_index import SectionBytes
+from rea_tui.server.analysis.data_references import DataReferenceIndex, Relocation
+from rea_tui.server.analysis.string_index import SectionBytes
 
 MAPPED = [(0x400000, 0x401000), (0x600000, 0x601000)]
 

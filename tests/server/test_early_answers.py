@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rea_tui.server.early_answers import MAX_DEPTH, EarlyAnswers, kind, read_line
-from rea_tui.server.prompt_declarations import target_sentence
-from rea_tui.server.server_identity import (
+from rea_tui.server.prompts.prompt_declarations import target_sentence
+from rea_tui.server.protocol.early_answers import MAX_DEPTH, EarlyAnswers, kind, read_line
+from rea_tui.server.protocol.server_identity import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
     HANDSHAKE_PROTOCOL_VERSIONS,
@@ -543,8 +543,8 @@ def test_the_sdks_copy_is_compared_and_a_difference_logged(caplog: pytest.LogCap
 def test_the_early_path_imports_no_sdk_pydantic_or_lief() -> None:
     code = f"""
 import json, sys
-from rea_tui.server.early_answers import EarlyAnswers
-from rea_tui.server.prompt_declarations import target_sentence
+from rea_tui.server.protocol.early_answers import EarlyAnswers
+from rea_tui.server.prompts.prompt_declarations import target_sentence
 lines = {[raw.decode() for raw in SDK_CLIENT_LEGACY]!r} + {[raw.decode() for raw in HOST_EARLY]!r}
 legacy, modern = EarlyAnswers(target_sentence(None, "x")), EarlyAnswers(target_sentence(None))
 replies = [legacy.line(raw.encode()).reply for raw in lines[:6]] + [modern.line(raw.encode()).reply for raw in lines[6:]]

@@ -14,8 +14,8 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 
 def test_the_server_never_imports_textual() -> None:
     code = (
-        "import sys, rea_tui.server.rea_server, rea_tui.server.__main__, rea_tui.server.stdio_serving, "
-        "rea_tui.server.http_serving, rea_tui.server.tool_catalog; "
+        "import sys, rea_tui.server.rea_server, rea_tui.server.__main__, rea_tui.server.protocol.stdio_serving, "
+        "rea_tui.server.protocol.http_serving, rea_tui.server.toolkit.tool_catalog; "
         "assert 'textual' not in sys.modules, 'textual imported'"
     )
     result = run("-c", code)
@@ -43,13 +43,13 @@ def test_an_unopenable_target_fails_cleanly(tmp_path: object) -> None:
 def test_the_stdio_front_loads_no_sdk_and_the_server_no_lief_or_capstone() -> None:
     """What runs before `initialize` is answered imports no SDK; LIEF and capstone load when first used."""
     front = (
-        "import sys, rea_tui.server.__main__, rea_tui.server.stdio_front, rea_tui.server.target_paths; "
+        "import sys, rea_tui.server.__main__, rea_tui.server.protocol.stdio_front, rea_tui.server.target.target_paths; "
         "heavy = sorted(m for m in ('mcp', 'mcp_types', 'pydantic', 'anyio', 'lief', 'capstone') if m in sys.modules); "
         "assert not heavy, heavy"
     )
     assert (result := run("-c", front)).returncode == 0, result.stderr
     server = (
-        "import sys, rea_tui.server.rea_server, rea_tui.server.stdio_serving, rea_tui.server.target; "
+        "import sys, rea_tui.server.rea_server, rea_tui.server.protocol.stdio_serving, rea_tui.server.target.target; "
         "heavy = sorted(m for m in ('lief', 'capstone') if m in sys.modules); assert not heavy, heavy"
     )
     assert (result := run("-c", server)).returncode == 0, result.stderr

@@ -18,16 +18,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rea_tui.server.code_references import CodeReference, ReferenceIndex
-from rea_tui.server.reference_search import (
+from rea_tui.server.analysis.code_references import CodeReference, ReferenceIndex
+from rea_tui.server.analysis.reference_search import (
     FIELD,
     MAX_TRAILING_IMMEDIATE,
     CodeBytes,
     absolute_fields,
     relative_fields,
 )
-from rea_tui.server.target import Document, open_default
-from rea_tui.server.target_analysis import DiscoveryOptions, TargetAnalysis
+from rea_tui.server.analysis.target_analysis import DiscoveryOptions, TargetAnalysis
+from rea_tui.server.target.target import Document, open_default
 
 MAX_CODE_BYTES = 200_000
 """Random code up to three 64 KiB search windows long."""

@@ -283,7 +283,7 @@ async def test_what_is_asked_while_the_target_opens_waits_for_it(tmp_path: Path)
 def test_the_early_handshake_speaks_the_sdk_versions() -> None:
     from mcp_types import version
 
-    from rea_tui.server import server_identity
+    from rea_tui.server.protocol import server_identity
 
     assert server_identity.HANDSHAKE_PROTOCOL_VERSIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
     assert server_identity.LATEST_HANDSHAKE_VERSION == version.LATEST_HANDSHAKE_VERSION

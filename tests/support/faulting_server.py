@@ -18,20 +18,20 @@ LABEL = "synthetic target"
 
 
 def main() -> int:
-    from rea_tui.server.prompt_declarations import target_sentence
-    from rea_tui.server.stdio_front import StdioFront
+    from rea_tui.server.prompts.prompt_declarations import target_sentence
+    from rea_tui.server.protocol.stdio_front import StdioFront
 
     front = StdioFront(target_sentence(None, LABEL))
 
     import mcp_types as types
     from mcp.server.context import ServerRequestContext
 
+    from rea_tui.server.protocol.session_state import ServerOptions
+    from rea_tui.server.protocol.stdio_serving import serve_stdio
     from rea_tui.server.providers.synthetic import SyntheticSpec
     from rea_tui.server.rea_server import ReaServer
-    from rea_tui.server.session_state import ServerOptions
-    from rea_tui.server.stdio_serving import serve_stdio
-    from rea_tui.server.target import open_synthetic
-    from rea_tui.server.target_paths import StartupTarget
+    from rea_tui.server.target.target import open_synthetic
+    from rea_tui.server.target.target_paths import StartupTarget
 
     async def fault(ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.EmptyResult:
         raise RuntimeError("injected fault")

@@ -1,6 +1,6 @@
 """The reference server's SDK, in this process, over given stdio lines: what it writes back, line for line.
 
-The same path as `rea_tui.server.stdio_serving` without the front: the SDK's
+The same path as `rea_tui.server.protocol.stdio_serving` without the front: the SDK's
 stdio transport reads `lines` (decoded as it decodes the wire), the server
 answers (no target open), and every message it writes is collected. Input ends
 once the SDK has answered every line it reads as a request, so nothing is
@@ -17,8 +17,8 @@ import anyio
 import mcp_types as types
 from mcp.server.stdio import stdio_server
 
+from rea_tui.server.protocol.session_state import ServerOptions
 from rea_tui.server.rea_server import ReaServer
-from rea_tui.server.session_state import ServerOptions
 
 ANSWER_TIMEOUT_SECONDS = 10.0
 

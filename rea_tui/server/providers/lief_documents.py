@@ -26,11 +26,12 @@ from typing import Any
 
 import lief
 
-from rea_tui.server.binary_formats import sniff_format
-from rea_tui.server.code_listing import DataSymbol
-from rea_tui.server.code_references import SlotTarget
-from rea_tui.server.data_references import Relocation, RelocationTables
-from rea_tui.server.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
+from rea_tui.server.analysis.code_listing import DataSymbol
+from rea_tui.server.analysis.code_references import SlotTarget
+from rea_tui.server.analysis.data_references import Relocation, RelocationTables
+from rea_tui.server.analysis.disassembly import CapstoneMode, capstone_mode, thumb_mode, unsupported_architecture
+from rea_tui.server.analysis.string_index import SectionBytes
+from rea_tui.server.completion.text_forms import hex_address
 from rea_tui.server.providers.base import DocumentInventory, ProcedureRecord
 from rea_tui.server.providers.demangling import demangled, swift_mangled
 from rea_tui.server.providers.frame_entries import EH_FRAME, read_frame_entries
@@ -58,9 +59,8 @@ from rea_tui.server.providers.macho_slices import (
     is_fat,
     read_fat_header,
 )
-from rea_tui.server.stored_bytes import BinaryImage, UnreadableFile, binary_image
-from rea_tui.server.string_index import SectionBytes
-from rea_tui.server.text_forms import hex_address
+from rea_tui.server.target.binary_formats import sniff_format
+from rea_tui.server.target.stored_bytes import BinaryImage, UnreadableFile, binary_image
 
 # LIEF logs parse warnings itself; the server's stdout is the JSON-RPC channel
 # and its stderr is a log pane, so silence it and report errors ourselves.

@@ -12,13 +12,13 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
-from rea_tui.server.code_listing import DataSymbol
-from rea_tui.server.code_references import SlotTarget
-from rea_tui.server.data_references import RelocationTables
-from rea_tui.server.disassembly import CapstoneMode, capstone_mode
+from rea_tui.server.analysis.code_listing import DataSymbol
+from rea_tui.server.analysis.code_references import SlotTarget
+from rea_tui.server.analysis.data_references import RelocationTables
+from rea_tui.server.analysis.disassembly import CapstoneMode, capstone_mode
+from rea_tui.server.analysis.string_index import SectionBytes
+from rea_tui.server.completion.text_forms import hex_address
 from rea_tui.server.providers.base import DocumentInventory
-from rea_tui.server.string_index import SectionBytes
-from rea_tui.server.text_forms import hex_address
 
 STRIDE: Final = 0x40
 """Bytes between consecutive synthetic procedures."""

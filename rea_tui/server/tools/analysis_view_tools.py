@@ -8,12 +8,12 @@ from typing import Any
 
 import anyio.to_thread
 
-from rea_tui.server import javascript_analysis
-from rea_tui.server.evidence_ledger import EvidenceEntry
-from rea_tui.server.text_forms import fold
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.completion.text_forms import fold
+from rea_tui.server.target import javascript_analysis
+from rea_tui.server.toolkit.evidence_ledger import EvidenceEntry
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 VIEWABLE = ("analyze_javascript_application", "inspect_binary_layout")
 """Operations whose retained evidence inspect_analysis_view reads."""

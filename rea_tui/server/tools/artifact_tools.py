@@ -7,12 +7,12 @@ from typing import Any, Final
 
 import anyio.to_thread
 
-from rea_tui.server.artifact_store import Manifest, manifest_findings
-from rea_tui.server.name_resolver import Item, Narrowing, is_missing, make_item, resolve
-from rea_tui.server.target import Target
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.completion.name_resolver import Item, Narrowing, is_missing, make_item, resolve
+from rea_tui.server.target.artifact_store import Manifest, manifest_findings
+from rea_tui.server.target.target import Target
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 FIRST_BYTES: Final = 64
 """Bytes of a section shown when one section occurrence is inspected."""

@@ -14,13 +14,13 @@ from typing import Any, Final
 
 import mcp_types as types
 
-from rea_tui.server.capture_policy import CaptureDecision
-from rea_tui.server.process_capture import run_capture, simulate_capture, split_arguments
-from rea_tui.server.target import Target
-from rea_tui.server.tool_declarations import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
-from rea_tui.server.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Outcome, Plain
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.capture.capture_policy import CaptureDecision
+from rea_tui.server.capture.process_capture import run_capture, simulate_capture, split_arguments
+from rea_tui.server.target.target import Target
+from rea_tui.server.toolkit.tool_declarations import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
+from rea_tui.server.toolkit.tool_outcomes import CallContext, Evidence, Failure, NeedsInput, Outcome, Plain
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 CAPTURE_CONFIRM_KEY: Final = "confirm_capture"
 CAPTURE_STATE: Final = "rea-capture-confirmation"

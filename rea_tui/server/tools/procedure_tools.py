@@ -6,16 +6,16 @@ from typing import Any
 
 import anyio.to_thread
 
-from rea_tui.server.code_listing import listing
-from rea_tui.server.name_resolver import Narrowing
+from rea_tui.server.analysis.code_listing import listing
+from rea_tui.server.analysis.target_lookups import document_ref, not_decoded, procedure_ref
+from rea_tui.server.completion.name_resolver import Narrowing
+from rea_tui.server.completion.text_forms import hex_address
 from rea_tui.server.providers.base import InventoryProvider, ProviderError
 from rea_tui.server.providers.output_validation import validate_documents, validate_page
-from rea_tui.server.target_lookups import document_ref, not_decoded, procedure_ref
-from rea_tui.server.text_forms import hex_address
-from rea_tui.server.tool_declarations import DEFAULT_MAX_INSTRUCTIONS
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.toolkit.tool_declarations import DEFAULT_MAX_INSTRUCTIONS
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 
 async def list_documents(call: ToolCall) -> Outcome:

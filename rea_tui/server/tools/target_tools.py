@@ -8,12 +8,12 @@ import sys
 from importlib import metadata
 from typing import Any
 
-from rea_tui.server.binary_formats import sniff_format
-from rea_tui.server.target import is_javascript_application
-from rea_tui.server.target_paths import TargetError
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome, Plain
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.target.binary_formats import sniff_format
+from rea_tui.server.target.target import is_javascript_application
+from rea_tui.server.target.target_paths import TargetError
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome, Plain
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 
 async def open_binary(call: ToolCall) -> Outcome:

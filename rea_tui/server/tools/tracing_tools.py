@@ -14,18 +14,18 @@ from typing import Any, Final
 
 import anyio.to_thread
 
-from rea_tui.server.code_listing import DataSymbol, Symbolizer, quoted
-from rea_tui.server.code_references import CodeReference, ReferenceIndex
-from rea_tui.server.data_references import DataReference, DataReferenceIndex
-from rea_tui.server.name_resolver import Item, Narrowing, Reason, is_missing, match, narrowing, not_found
-from rea_tui.server.string_index import MAX_STRING_CHARS
-from rea_tui.server.target import Document
-from rea_tui.server.target_analysis import LocatedString, TargetAnalysis, TargetStrings
-from rea_tui.server.target_lookups import LocatedProcedure, document_ref, not_decoded, procedure_ref, shown
-from rea_tui.server.text_forms import hex_address
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.analysis.code_listing import DataSymbol, Symbolizer, quoted
+from rea_tui.server.analysis.code_references import CodeReference, ReferenceIndex
+from rea_tui.server.analysis.data_references import DataReference, DataReferenceIndex
+from rea_tui.server.analysis.string_index import MAX_STRING_CHARS
+from rea_tui.server.analysis.target_analysis import LocatedString, TargetAnalysis, TargetStrings
+from rea_tui.server.analysis.target_lookups import LocatedProcedure, document_ref, not_decoded, procedure_ref, shown
+from rea_tui.server.completion.name_resolver import Item, Narrowing, Reason, is_missing, match, narrowing, not_found
+from rea_tui.server.completion.text_forms import hex_address
+from rea_tui.server.target.target import Document
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 REFERENCE_SUBJECTS: Final = ("string", "address", "procedure")
 """What find_references accepts; exactly one of them."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rea_tui.server.name_resolver import Item, Narrowing, is_missing, make_item, resolve
-from rea_tui.server.tool_outcomes import Evidence, Failure, Outcome
-from rea_tui.server.tool_registry import Handler
-from rea_tui.server.tool_services import ToolCall
+from rea_tui.server.completion.name_resolver import Item, Narrowing, is_missing, make_item, resolve
+from rea_tui.server.toolkit.tool_outcomes import Evidence, Failure, Outcome
+from rea_tui.server.toolkit.tool_registry import Handler
+from rea_tui.server.toolkit.tool_services import ToolCall
 
 
 def _head_items(call: ToolCall) -> list[Item]:

@@ -1,0 +1,1 @@
+"""What the server reads in a target: procedures' code, references, strings, listings."""

@@ -1,0 +1,1 @@
+"""Capturing a running process's output under a policy."""

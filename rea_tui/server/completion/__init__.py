@@ -1,0 +1,1 @@
+"""Completion and name resolution: folded text forms, the engine, narrowing."""

@@ -1,0 +1,1 @@
+"""What is opened: targets, their files and formats, switching between them."""
