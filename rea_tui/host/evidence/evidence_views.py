@@ -375,6 +375,51 @@ def references_table(data: dict[str, Any], key: str) -> ResultTable | None:
     )
 
 
+def data_references_table(data: dict[str, Any]) -> ResultTable | None:
+    """find_references' data half: the pointers to the subject, each with what holds it and the code using that."""
+    if not isinstance(data.get("data_references"), list):
+        return None
+    rows = _dicts(data.get("data_references"))
+    subject = _query_label(data)
+    title = (f"data that points to {subject}" if subject else "data references") + _in_document(data)
+    columns = ("holder", "at", "type", "section", "used by")
+    searched = _dict(data.get("searched"))
+    read = _text(searched.get("data")) or _text(searched.get("not_searched"))
+    paging = {
+        "total": data.get("data_total"),
+        "offset": data.get("offset"),
+        "next_offset": data.get("data_next_offset"),
+    }
+    if not rows:
+        return ResultTable(f"no {title}", columns, (), frozenset(), f"searched: {read}" if read else "")
+    table = _table(
+        title,
+        columns,
+        [
+            [
+                _text(r.get("holder")),
+                _text(r.get("at")),
+                _text(r.get("type")),
+                _text(r.get("section")),
+                _used_by(r),
+            ]
+            for r in rows
+        ],
+        paging,
+        facts=[_facts(address=_text(r.get("at")), document=_document_name(data)) for r in rows],
+    )
+    note = "; ".join(part for part in (table.note, f"searched: {read}" if read else "") if part)
+    return ResultTable(table.title, table.columns, table.rows, table.numeric, note, table.facts)
+
+
+def _used_by(row: dict[str, Any]) -> str:
+    """The procedures whose code uses the data symbol holding a pointer, and how many more there are."""
+    users = [_first_name(u.get("names")) or _text(u.get("address")) for u in _dicts(row.get("used_by"))]
+    total = row.get("used_by_total")
+    more = total - len(users) if isinstance(total, int) and not isinstance(total, bool) else 0
+    return ", ".join(users) + (f" (+{more:,})" if more > 0 else "")
+
+
 def callees_table(data: dict[str, Any]) -> ResultTable | None:
     rows = _dicts(data.get("callees"))
     title = f"called by {_procedure_label(_dict(data.get('procedure')))}{_in_document(data)}"
@@ -446,6 +491,7 @@ def result_views(structured: Any) -> list[ResultView]:
         procedures_table(structured),
         strings_table(structured),
         references_table(structured, "references"),
+        data_references_table(structured),
         references_table(structured, "callers"),
         callees_table(structured),
         sections_table(structured),
