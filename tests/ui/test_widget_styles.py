@@ -5,10 +5,23 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Button, Input, ListView, Static
 
+from rea_tui.host import (
+    EvidenceLedger,
+    ResourceLinkBlock,
+    ResultTable,
+    TextBlock,
+    Workflow,
+)
+from rea_tui.host.features.workflow import WorkflowMessage, WorkflowStep
 from rea_tui.ui.widgets.argument_form import ArgumentField, ArgumentForm, FieldSpec
 from rea_tui.ui.widgets.dropdown import CompletionDropdown
+from rea_tui.ui.widgets.entry_list import EntryList
+from rea_tui.ui.widgets.evidence_pane import ChunkedText, EvidenceDetail, EvidencePane
+from rea_tui.ui.widgets.header import ServerHeader
+from rea_tui.ui.widgets.result_view import ViewTable, view_widgets
+from rea_tui.ui.widgets.workflow_view import SafeMarkdown, WorkflowView
 
 SIZE = (80, 30)
 
@@ -83,3 +96,99 @@ async def test_argument_form_parts_are_spaced_and_leave_room_for_a_dropdown() ->
         assert form.query_one("#form-actions").styles.margin.top == 1
         room = form.query_one("#form-room")
         assert room.styles.height is not None and room.styles.height.value == 14
+
+
+async def test_server_header_is_one_line_on_the_panel() -> None:
+    header = ServerHeader()
+    app = BareApp(header)
+    async with app.run_test(size=SIZE):
+        assert header.styles.height is not None and header.styles.height.value == 1
+        assert header.region.height == 1
+        assert header.styles.padding.left == 1
+        assert header.styles.background == Color.parse(app.theme_variables["panel"])
+
+
+async def test_workflow_view_parts_and_content_cards() -> None:
+    view = WorkflowView()
+    app = BareApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        workflow = Workflow(
+            prompt="investigate",
+            arguments={},
+            description="",
+            messages=(
+                WorkflowMessage("assistant", (TextBlock("Look at **main** first."),)),
+                WorkflowMessage("user", (ResourceLinkBlock(uri="file:///bin/ls", name="ls"),)),
+            ),
+            steps=(WorkflowStep("inspect_procedure", "read it", 1),),
+        )
+        await view.show("rea", workflow)
+        await pilot.pause()
+        steps = view.query_one("#workflow-steps", ListView)
+        assert steps.styles.height is not None and steps.styles.height.is_auto
+        assert steps.styles.margin.bottom == 1
+        messages = view.query_one("#workflow-messages")
+        assert messages.styles.height is not None and messages.styles.height.is_auto, "not Vertical's 1fr"
+        role = view.query_one(".message-role", Static)
+        assert role.styles.margin.top == 1
+        assert role.styles.color == Color.parse(app.theme_variables["accent"])
+        text = view.query_one(".message-text", SafeMarkdown)
+        assert text.styles.padding.left == 0, "not Markdown's own padding"
+        card = view.query_one(".content-card")
+        assert card.styles.border_top[0] == "round"
+        assert card.styles.height is not None and card.styles.height.is_auto
+
+
+async def test_evidence_pane_parts() -> None:
+    ledger = EvidenceLedger()
+    pane = EvidencePane(ledger)
+    app = BareApp(pane)
+    async with app.run_test(size=SIZE) as pilot:
+        search = pane.query_one("#evidence-filter", Input)
+        assert search.styles.height is not None and search.styles.height.value == 1
+        assert search.styles.border_top[0] == "", "no Input border"
+        search.focus()
+        await pilot.pause()
+        assert search.styles.border_top[0] == "", "not even Input's :focus border"
+        trail = pane.query_one("#evidence-trail", Static)
+        assert trail.styles.display == "none", "no trail before there is somewhere to go"
+        pane.add_class("-has-trail")
+        await pilot.pause()
+        assert trail.styles.display == "block"
+        entries = pane.query_one(EntryList)
+        entries.focus()
+        await pilot.pause()
+        assert entries.styles.max_height is not None and entries.styles.max_height.value == 6
+        assert entries.styles.border_top[0] == "", "no EntryList border, even focused"
+        assert entries.styles.border_bottom[0] == "hkey"
+        detail = pane.query_one(EvidenceDetail)
+        assert detail.styles.padding.left == 1
+
+
+async def test_evidence_detail_parts_and_result_views() -> None:
+    ledger = EvidenceLedger()
+    detail = EvidenceDetail(ledger)
+    app = BareApp(detail)
+    async with app.run_test(size=SIZE) as pilot:
+        entry = ledger.open("rea", "list_strings", {"binary": "/bin/ls"}, "interactive yes")
+        entry.outcome, entry.error = "tool_error", "the file is gone"
+        entry.content = [TextBlock("partial output")]
+        entry.structured, entry.has_structured = {"odd": [1, 2]}, True
+        ledger.changed(entry)
+        await detail.show(entry)
+        await detail.mount_all(view_widgets(ResultTable("strings", ("offset", "text"), (("0x10", "hello"),))))
+        await pilot.pause()
+        assert detail.query_one(".evidence-head").styles.margin.bottom == 1
+        assert is_muted(detail.query_one(".evidence-args"))
+        assert detail.query_one(".evidence-error").styles.margin.bottom == 1
+        tree = detail.query_one(".structured-tree")
+        assert tree.styles.max_height is not None and tree.styles.max_height.value == 30
+        chunked = detail.query_one(ChunkedText)
+        assert chunked.styles.height is not None and chunked.styles.height.is_auto, "not Vertical's 1fr"
+        actions = detail.query_one(".evidence-actions")
+        assert actions.styles.margin.top == 1
+        assert actions.query(Button).first().styles.margin.right == 1
+        assert detail.query_one(".view-title").styles.margin.top == 1
+        table = detail.query_one(ViewTable)
+        assert table.styles.max_height is not None and table.styles.max_height.value == 1200
+        assert table.styles.margin.bottom == 1
