@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.css.scalar import Unit
 from textual.widget import Widget
 from textual.widgets import Button, Input, ListView, Static
 
@@ -21,6 +24,7 @@ from rea_tui.ui.widgets.entry_list import EntryList
 from rea_tui.ui.widgets.evidence_pane import ChunkedText, EvidenceDetail, EvidencePane
 from rea_tui.ui.widgets.header import ServerHeader
 from rea_tui.ui.widgets.result_view import ViewTable, view_widgets
+from rea_tui.ui.widgets.schema_form import FIELDS_PER_PAGE, SchemaField, SchemaForm, SuggestionChip
 from rea_tui.ui.widgets.workflow_view import SafeMarkdown, WorkflowView
 
 SIZE = (80, 30)
@@ -192,3 +196,39 @@ async def test_evidence_detail_parts_and_result_views() -> None:
         table = detail.query_one(ViewTable)
         assert table.styles.max_height is not None and table.styles.max_height.value == 1200
         assert table.styles.margin.bottom == 1
+
+
+async def test_schema_form_fields_pager_chips_and_error_line() -> None:
+    properties: dict[str, Any] = {
+        "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+        "options": {"type": "object"},
+        "name": {"type": "string"},
+    }
+    # More fields than a page: the pager shows.
+    properties.update({f"extra_{n}": {"type": "string"} for n in range(FIELDS_PER_PAGE)})
+    form = SchemaForm({"type": "object", "properties": properties}, {}, {"name": ["ls", "cat"]})
+    app = BareApp(form)
+    async with app.run_test(size=(100, 60)) as pilot:
+        assert form.styles.height is not None and form.styles.height.is_auto, "not Vertical's 1fr"
+        fields = form.query_one(".schema-fields")
+        assert fields.styles.max_height is not None and fields.styles.max_height.unit == Unit.VIEW_HEIGHT
+        pager = form.query_one(".schema-pager")
+        assert pager.styles.margin.top == 1
+        assert form.query_one(".schema-position").styles.content_align == ("center", "middle")
+        field = form.query_one(SchemaField)
+        assert field.styles.height is not None and field.styles.height.is_auto
+        assert field.styles.margin.bottom == 1
+        multi = form.query_one(".schema-multi")
+        assert multi.styles.max_height is not None and multi.styles.max_height.value == 8
+        json_editor = form.query_one(".schema-json")
+        assert json_editor.styles.height is not None and json_editor.styles.height.value == 6, "not TextArea's 1fr"
+        chip = form.query_one(SuggestionChip)
+        assert chip.styles.margin.right == 1
+        label = form.query_one(".suggestions-label")
+        assert label.styles.width is not None and label.styles.width.is_auto
+        error = field.query_one(".schema-error")
+        assert error.styles.display == "none", "no problem, no error line"
+        field.add_class("-invalid")
+        await pilot.pause()
+        assert error.styles.display == "block"
+        assert error.styles.color == Color.parse(app.theme_variables["error"])
