@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
-    from rea_tui.host import EvidenceEntry, HostEvent, ServerCatalogs, Workflow
+    from rea_tui.host import EvidenceEntry, HostEvent, Workflow
 
 NodeKind = Literal["server", "prompt", "tool", "resource", "template", "section"]
 
@@ -53,40 +51,6 @@ class ServerConnectFailed(Message):
         self.exited = exited
 
 
-class ServerMarked(Message):
-    """A server's state as the sidebar marks it (connecting, ready, failed, exited, recorded), with its detail."""
-
-    def __init__(self, server: str, status: str, detail: str = "") -> None:
-        super().__init__()
-        self.server = server
-        self.status = status
-        self.detail = detail
-
-
-class ServerListed(Message):
-    """A server's lists came (read early, on connecting, or again after a change): the sidebar shows them.
-    `first`: the session's first lists, so the sidebar's cursor goes to the first entry."""
-
-    def __init__(self, server: str, catalogs: ServerCatalogs, *, first: bool = False) -> None:
-        super().__init__()
-        self.server = server
-        self.catalogs = catalogs
-        self.first = first
-
-
-class ConnectingSettled(Message):
-    """No server is left connecting: no first entry is to come but one already listed (EntriesListed follows,
-    after the refresh that places the cursor, if one does)."""
-
-
-class ActiveServerDown(Message):
-    """The active server failed or exited: the form says why, and what to press."""
-
-    def __init__(self, server: str) -> None:
-        super().__init__()
-        self.server = server
-
-
 class HostEventReceived(Message):
     def __init__(self, event: HostEvent) -> None:
         super().__init__()
@@ -106,22 +70,6 @@ class NodeSelected(Message):
     def __init__(self, ref: NodeRef) -> None:
         super().__init__()
         self.ref = ref
-
-
-class RecordedPromptRecalled(Message):
-    """A replay renders a recorded prompt again: the sidebar's cursor goes to it (nothing is chosen)."""
-
-    def __init__(self, ref: NodeRef) -> None:
-        super().__init__()
-        self.ref = ref
-
-
-class ReplayTitled(Message):
-    """An offline replay: the header names the recording in place of a server."""
-
-    def __init__(self, title: Text) -> None:
-        super().__init__()
-        self.title = title
 
 
 class RenderRequested(Message):
@@ -166,15 +114,6 @@ class NarrowingAsked(Message):
     def __init__(self, entry: EvidenceEntry) -> None:
         super().__init__()
         self.entry = entry
-
-
-class RowsFocusRequested(Message):
-    """The analyst goes on from the selected entry's rows ("Go to its rows", or the result of a row's call):
-    they take the focus, at once or after the next refresh (a new result is laid out only then)."""
-
-    def __init__(self, *, after_refresh: bool = False) -> None:
-        super().__init__()
-        self.after_refresh = after_refresh
 
 
 class JobFailed(Message):

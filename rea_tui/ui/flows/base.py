@@ -2,42 +2,18 @@
 
 Every job runs as a Textual worker of the app, in a named group, so the app's one
 `Worker.StateChanged` handler (the error route) hears of every failure.
-
-A flow never reaches into the screen's widgets: it posts messages the screen
-handles, and what it must read back (or wait for) it asks through one of the
-small protocols below, which the screen provides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.worker import Worker
 
-    from rea_tui.host import Session, Workflow
-
-
-class PromptInUse(Protocol):
-    """What the analyst is working with on a server, as the screen shows it (a tool's form is prefilled,
-    and its completions asked, from it): read when the form opens, so not a message."""
-
-    def shown_workflow(self, server: str) -> Workflow | None:
-        """The workflow the screen shows, when it is `server`'s."""
-        ...
-
-    def form_values(self, server: str) -> dict[str, str]:
-        """The argument form's values, when its prompt or template is `server`'s (else none)."""
-        ...
-
-
-class WorkflowStage(Protocol):
-    """Where a replay shows a recorded workflow: awaited, as the view's own `show` was, so the workflow is
-    in view before the replay goes on (a message would be handled after the replay's next steps)."""
-
-    async def show_workflow(self, server: str, workflow: Workflow) -> None: ...
+    from rea_tui.host import Session
 
 
 def start_job(

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from rea_tui.host import RowAction, row_actions, row_label
 from rea_tui.ui.flows.base import Flow
-from rea_tui.ui.messages import RowsFocusRequested
 from rea_tui.ui.text import notify_plain
 
 if TYPE_CHECKING:
@@ -72,6 +71,8 @@ class EvidenceActionFlow(Flow):
         )
 
     def _run(self, entry: EvidenceEntry, choice: MenuChoice | None) -> None:
+        from rea_tui.ui.widgets.evidence_pane import EvidencePane
+
         if choice is None:
             return
         if isinstance(choice, RowAction):
@@ -82,11 +83,14 @@ class EvidenceActionFlow(Flow):
             self.screen.app.copy_to_clipboard(choice.value)
             notify_plain(self.screen.app, f"Copied {choice.value}", timeout=2)
         elif choice.key == "rows":
-            self.screen.post_message(RowsFocusRequested())
+            self.screen.query_one(EvidencePane).focus_rows()
 
     def result_came(self, entry: EvidenceEntry) -> None:
         """A call finished: if a row started it, its rows take the focus."""
+        from rea_tui.ui.widgets.evidence_pane import EvidencePane
+
         if self.awaiting is None or self.awaiting != entry.tool:
             return
         self.awaiting = None
-        self.screen.post_message(RowsFocusRequested(after_refresh=True))
+        pane = self.screen.query_one(EvidencePane)
+        self.screen.call_after_refresh(pane.focus_rows)

@@ -17,27 +17,26 @@ from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.flows.dialogs import ask
 from rea_tui.ui.flows.form import RENDER_GROUP, FormFlow
 from rea_tui.ui.flows.tool_call import SESSION_APPROVAL
-from rea_tui.ui.messages import NodeRef, RecordedPromptRecalled, ReplayTitled, ServerMarked
+from rea_tui.ui.messages import NodeRef
 from rea_tui.ui.text import join, notify_plain, plain_line
+from rea_tui.ui.widgets.header import ServerHeader
+from rea_tui.ui.widgets.sidebar import ServerTree
+from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from rea_tui.host import ReplayPlan, Session
-    from rea_tui.ui.flows.base import WorkflowStage
 
 REPLAY_GROUP = "replay"
 NAME_LIMIT = 120
 
 
 class ReplayFlow(Flow):
-    def __init__(
-        self, screen: Screen[Any], session: Session, plan: ReplayPlan, form_flow: FormFlow, stage: WorkflowStage
-    ) -> None:
+    def __init__(self, screen: Screen[Any], session: Session, plan: ReplayPlan, form_flow: FormFlow) -> None:
         super().__init__(screen, session)
         self.plan = plan
         self.form_flow = form_flow
-        self.stage = stage
         self._started = False
 
     def show_offline(self) -> None:
@@ -48,8 +47,9 @@ class ReplayFlow(Flow):
         from rea_tui.host import entry_from_record, workflow_from_record
 
         plan, session = self.plan, self.session
+        tree = self.screen.query_one(ServerTree)
         for event in plan.transcript.of_type("server"):
-            self.screen.post_message(ServerMarked(str(event.get("name", "?")), "recorded", "offline replay"))
+            tree.set_server(str(event.get("name", "?")), "recorded", "offline replay")
         for record in plan.transcript.of_type("tool_call"):
             session.ledger.restore(entry_from_record(record))
         known = session.ledger.refs()
@@ -57,13 +57,11 @@ class ReplayFlow(Flow):
             session.notebook.add(kind, text, [c for c in cites if c in known])
         if plan.workflows:
             last = plan.workflows[-1]
-            await self.stage.show_workflow(str(last.get("server", "")), workflow_from_record(last))
-        self.screen.post_message(
-            ReplayTitled(
-                join(
-                    Text("rea-tui  replay (offline, read-only)  ", style="bold"),
-                    plain_line(plan.transcript.path.name, NAME_LIMIT),
-                )
+            await self.screen.query_one(WorkflowView).show(str(last.get("server", "")), workflow_from_record(last))
+        self.screen.query_one(ServerHeader).update(
+            join(
+                Text("rea-tui  replay (offline, read-only)  ", style="bold"),
+                plain_line(plan.transcript.path.name, NAME_LIMIT),
             )
         )
 
@@ -143,7 +141,7 @@ class ReplayFlow(Flow):
         arguments = record.get("arguments")
         values = {str(k): str(v) for k, v in arguments.items()} if isinstance(arguments, dict) else {}
         session.forms.of(FormTarget("prompt", server, name)).update(values)
-        self.screen.post_message(RecordedPromptRecalled(NodeRef("prompt", server, name)))
+        self.screen.query_one(ServerTree).select_ref(NodeRef("prompt", server, name), move_only=True)
         await self.form_flow.show_prompt(server, prompt)
         self.form_flow.render()
         for worker in self.jobs(RENDER_GROUP):

@@ -18,19 +18,18 @@ from rich.text import Text
 
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import (
-    ActiveServerDown,
     CatalogsRefreshed,
-    ConnectingSettled,
+    EntriesListed,
     HostEventReceived,
     ServerConnected,
     ServerConnectFailed,
-    ServerListed,
-    ServerMarked,
     ServerStatusChanged,
 )
 from rea_tui.ui.runtime import APP_STARTED, FIRST_CONNECTION, SDK_LOADED, settle_heap
 from rea_tui.ui.text import NAME_LIMIT, join, notify_plain, plain, plain_line
 from rea_tui.ui.toasts import ToastThrottle
+from rea_tui.ui.widgets.argument_form import ArgumentForm
+from rea_tui.ui.widgets.sidebar import ServerTree
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
         HostedServer,
         HostEvent,
         InputSpec,
-        ServerCatalogs,
         Session,
         TrackedTask,
         TrustGate,
@@ -105,8 +103,9 @@ class ServerFlow(Flow):
         self._unsubscribes: list[Callable[[], None]] = []
         self._adopted: list[tuple[Connection, Any, Any]] = []
 
-    def _mark(self, name: str, status: str, detail: str = "") -> None:
-        self.screen.post_message(ServerMarked(name, status, detail))
+    @property
+    def tree(self) -> ServerTree:
+        return self.screen.query_one(ServerTree)
 
     def start_all(self) -> None:
         """List the servers and start connecting to each."""
@@ -116,7 +115,7 @@ class ServerFlow(Flow):
         self.session.ask_input = self._ask_input
         self._unsubscribes.append(self.session.events.subscribe(self._host_event))
         for name in self.session.names:
-            self._mark(name, "connecting")
+            self.tree.set_server(name, "connecting")
         settle_heap(APP_STARTED)
         if self.offline:
             return
@@ -204,7 +203,7 @@ class ServerFlow(Flow):
     async def _connect(self, name: str) -> None:
         from rea_tui.host import HostError, ServerExited
 
-        self._mark(name, "connecting")
+        self.tree.set_server(name, "connecting")
         self.screen.post_message(ServerStatusChanged(name))
         hosted = self.session.hosted(name)
         try:
@@ -225,48 +224,64 @@ class ServerFlow(Flow):
         assert hosted is not None
         # What exists now (Textual, the SDK, the catalogs) lives as long as the app.
         settle_heap(FIRST_CONNECTION)
-        self._mark(name, "ready", hosted.connection.protocol_version)
-        self._list(name, hosted.catalogs)
+        self.tree.set_server(name, "ready", hosted.connection.protocol_version)
+        self.tree.fill_server(name, hosted.catalogs)
+        self._place_cursor()
         self._listed_if_settled(name)
         self.screen.post_message(ServerStatusChanged(name))
+        form = self.screen.query_one(ArgumentForm)
+        if form.target is None and name == self.active_server():
+            self.screen.call_later(self._show_placeholder)
 
     def previewed(self, name: str) -> None:
         """The lists read while the connection comes up: shown (and opened) now; requests wait for it."""
         hosted = self.session.hosted(name)
         if hosted is None or not hosted.previewed:
             return
-        self._list(name, hosted.catalogs)
+        self.tree.fill_server(name, hosted.catalogs)
+        self._place_cursor()
 
-    def _list(self, name: str, catalogs: ServerCatalogs) -> None:
-        """The sidebar shows the server's lists; the first lists of the session also place its cursor (the list
-        starts on the first prompt: enter opens it)."""
-        first, self._cursor_placed = not self._cursor_placed, True
-        self.screen.post_message(ServerListed(name, catalogs, first=first))
+    def _place_cursor(self) -> None:
+        if not self._cursor_placed:
+            # The list starts on the first prompt: enter opens it (the servers' own rows come first).
+            self._cursor_placed = True
+            # After the refresh that lays the new rows out: a node has no line until then.
+            self.tree.call_after_refresh(self._cursor_to_first_entry)
+
+    def _cursor_to_first_entry(self) -> None:
+        self.tree.move_to_first_entry()
+        self.screen.post_message(EntriesListed())
 
     def _listed_if_settled(self, name: str) -> None:
-        """`name` is ready or down: with no other server still connecting, no first entry is to come."""
+        """`name` is ready or down: with no other server still connecting, no first entry is to come (after
+        the refresh that places the cursor, if one does)."""
         if not any(self.connecting(other) for other in self.session.names if other != name):
-            self.screen.post_message(ConnectingSettled())
+            self.tree.call_after_refresh(self.screen.post_message, EntriesListed())
+
+    async def _show_placeholder(self) -> None:
+        form = self.screen.query_one(ArgumentForm)
+        if form.target is None:
+            hint = Text("Select a prompt on the left.", style="dim")
+            hint.append("\nf2: the server's details and instructions.", style="dim")
+            await form.clear(hint)
 
     def needs_authorization(self, name: str) -> bool:
         from rea_tui.host import AuthorizationRequired
 
         return isinstance(self.session.state(name).error, AuthorizationRequired)
 
-    def failed(self, name: str, message: str, *, exited: bool) -> None:
+    async def failed(self, name: str, message: str, *, exited: bool) -> None:
         self.failures[name] = message
         status = self.session.state(name).status
         if status not in ("failed", "exited"):
             status = "exited" if exited else "failed"
-        self._mark(name, status, AUTHORIZATION_NEEDED if self.needs_authorization(name) else "")
+        self.tree.set_server(name, status, AUTHORIZATION_NEEDED if self.needs_authorization(name) else "")
         self._listed_if_settled(name)
-        # Before the header's news: the form says why first, as when it was shown in this call.
-        if name == self.active_server():
-            self.screen.post_message(ActiveServerDown(name))
         self.screen.post_message(ServerStatusChanged(name))
+        if name == self.active_server():
+            await self.show_failure(name)
 
-    def failure_report(self, name: str) -> tuple[Text, Text]:
-        """What the form shows of a server that is down: the heading, and why with what to press."""
+    async def show_failure(self, name: str) -> None:
         status = self.session.state(name).status
         heading = join(Text("Server ", style="bold red"), plain_line(name, NAME_LIMIT, style="bold"))
         heading.append(" exited" if status == "exited" else " could not start", style="bold red")
@@ -277,7 +292,7 @@ class ServerFlow(Flow):
             body.append("\n\nPress f9 to sign in (your browser opens), then rea-tui connects again.", style="bold")
         else:
             body.append("\n\nPress f5 to retry.", style="bold")
-        return heading, body
+        await self.screen.query_one(ArgumentForm).clear(heading, body)
 
     # ------------------------------------------------------------ signing in (OAuth)
 
@@ -380,7 +395,7 @@ class ServerFlow(Flow):
             notify_plain(self.screen.app, problem, severity="error", timeout=10)
         for spec in specs:
             self.session.add_server(spec)
-            self._mark(spec.name, "connecting")
+            self.tree.set_server(spec.name, "connecting")
             self.connect(spec.name)
         notify_plain(
             self.screen.app,
@@ -418,7 +433,7 @@ class ServerFlow(Flow):
             notify_plain(self.screen.app, f"{discovered.name}: {exc}", severity="error")
             return
         self.session.add_server(spec)
-        self._mark(spec.name, "connecting")
+        self.tree.set_server(spec.name, "connecting")
         self.connect(spec.name)
 
     # ------------------------------------------------------------ what a connection reports
@@ -435,7 +450,7 @@ class ServerFlow(Flow):
             self.screen.post_message(ServerStatusChanged(event.server))
         elif isinstance(event, ConnectionLost):
             self.failures[event.server] = event.message
-            self._mark(event.server, "exited", f"code {event.exit_code}")
+            self.tree.set_server(event.server, "exited", f"code {event.exit_code}")
             self.screen.post_message(ServerStatusChanged(event.server))
             notify_plain(
                 app, f"{event.server} exited (code {event.exit_code}). f5 reconnects.", severity="error", timeout=8
@@ -477,7 +492,7 @@ class ServerFlow(Flow):
         hosted = self.session.hosted(name)
         if hosted is None:
             return
-        self.screen.post_message(ServerListed(name, hosted.catalogs))
+        self.tree.fill_server(name, hosted.catalogs)
         self.screen.post_message(ServerStatusChanged(name))
         if withdrawn:
             notify_plain(

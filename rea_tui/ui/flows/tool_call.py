@@ -15,14 +15,13 @@ from rea_tui.host import prompt_prefill
 from rea_tui.ui.flows.base import Flow
 from rea_tui.ui.messages import NarrowingAsked, ToolCallFinished
 from rea_tui.ui.text import notify_plain, plain_line
+from rea_tui.ui.widgets.argument_form import ArgumentForm
+from rea_tui.ui.widgets.workflow_view import WorkflowView
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from textual.screen import Screen
-
-    from rea_tui.host import CompletionFailure, CompletionPage, CompletionRef, Session, Tool
-    from rea_tui.ui.flows.base import PromptInUse
+    from rea_tui.host import CompletionFailure, CompletionPage, CompletionRef, Tool
     from rea_tui.ui.screens.narrowing import NarrowingScreen
     from rea_tui.ui.screens.tool_form import ToolRequest
     from rea_tui.ui.widgets.completing_input import FieldCompleter
@@ -43,17 +42,15 @@ def suggestions_for(tool: Tool, prompt_values: dict[str, str]) -> dict[str, list
 class ToolCallFlow(Flow):
     """The calls of one screen (each a worker in the "call" group, so ctrl+b can cancel them)."""
 
-    def __init__(self, screen: Screen[Any], session: Session, in_use: PromptInUse) -> None:
-        super().__init__(screen, session)
-        self.in_use = in_use
-
     def prompt_arguments(self, server: str) -> dict[str, str]:
         """The non-empty arguments of the prompt the analyst is working with on `server`."""
         values: dict[str, str] = {}
-        workflow = self.in_use.shown_workflow(server)
-        if workflow is not None:
-            values.update(workflow.arguments)
-        values.update({k: v for k, v in self.in_use.form_values(server).items() if v})
+        view = self.screen.query_one(WorkflowView)
+        if view.workflow is not None and view.server == server:
+            values.update(view.workflow.arguments)
+        form = self.screen.query_one(ArgumentForm)
+        if form.target is not None and form.target.server == server:
+            values.update({k: v for k, v in form.values().items() if v})
         return values
 
     def completers(self, server: str, tool: Tool) -> dict[str, FieldCompleter]:
@@ -64,8 +61,8 @@ class ToolCallFlow(Flow):
         hosted = self.session.browsable(server)
         if hosted is None or not hosted.completions.supported:
             return {}
-        workflow = self.in_use.shown_workflow(server)
-        preferred = workflow.prompt if workflow is not None else None
+        view = self.screen.query_one(WorkflowView)
+        preferred = view.workflow.prompt if view.workflow is not None and view.server == server else None
         catalogs = hosted.catalogs
         refs = tool_completion_refs(tool, catalogs.prompts.items, catalogs.templates.items, preferred)
         feed = hosted.completions

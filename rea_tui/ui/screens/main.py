@@ -3,10 +3,7 @@
 It owns the layout, its bindings and the flows that run on it: connecting
 servers (`ServerFlow`), filling and rendering a prompt (`FormFlow`), running
 tool calls (`ToolCallFlow`) and replaying a recording (`ReplayFlow`). Flows do
-the work and post past-tense messages; the screen's handlers show them. A flow
-never queries the screen's widgets: what it reads back (the prompt in use) or
-waits for (a replay's workflow shown) it asks through the protocols of
-`rea_tui.ui.flows.base`, which this screen provides.
+the work and post past-tense messages; the screen's handlers show them.
 
 The keyboard never loses the analyst's place: the pane that has the focus is
 marked (its border), f6 moves the focus to the next pane (in the narrow
@@ -38,9 +35,7 @@ from rea_tui.ui.flows.replay import ReplayFlow
 from rea_tui.ui.flows.servers import ServerFlow
 from rea_tui.ui.flows.tool_call import ToolCallFlow
 from rea_tui.ui.messages import (
-    ActiveServerDown,
     CatalogsRefreshed,
-    ConnectingSettled,
     EntriesListed,
     HostEventReceived,
     JobFailed,
@@ -49,15 +44,10 @@ from rea_tui.ui.messages import (
     NodeRef,
     NodeSelected,
     PromptRendered,
-    RecordedPromptRecalled,
     RenderRequested,
-    ReplayTitled,
     ResourceLinkOpened,
-    RowsFocusRequested,
     ServerConnected,
     ServerConnectFailed,
-    ServerListed,
-    ServerMarked,
     ServerStatusChanged,
     StepChosen,
     ToolCallFinished,
@@ -113,9 +103,9 @@ class MainScreen(Screen[None]):
         self.offline = offline
         self.active_server: str | None = session.names[0] if session.names else None
         self.form_flow = FormFlow(self, session)
-        self.calls = ToolCallFlow(self, session, in_use=self)
+        self.calls = ToolCallFlow(self, session)
         self.evidence_actions = EvidenceActionFlow(self, session, self.calls, offline=offline)
-        self.replay = ReplayFlow(self, session, replay, self.form_flow, stage=self) if replay is not None else None
+        self.replay = ReplayFlow(self, session, replay, self.form_flow) if replay is not None else None
         self.servers = ServerFlow(
             self,
             session,
@@ -350,52 +340,11 @@ class MainScreen(Screen[None]):
 
     def on_server_connected(self, message: ServerConnected) -> None:
         self.servers.connected(message.server)
-        if self.query_one(ArgumentForm).target is None and message.server == self.active_server:
-            # After the sidebar has shown the server (the messages `connected` posted come first).
-            self.call_later(self._show_placeholder)
         if self.replay is not None and not self.offline and self.servers.all_ready():
             self.replay.run_online()
 
-    async def _show_placeholder(self) -> None:
-        form = self.query_one(ArgumentForm)
-        if form.target is None:
-            hint = Text("Select a prompt on the left.", style="dim")
-            hint.append("\nf2: the server's details and instructions.", style="dim")
-            await form.clear(hint)
-
-    def on_server_connect_failed(self, message: ServerConnectFailed) -> None:
-        self.servers.failed(message.server, message.message, exited=message.exited)
-
-    async def on_active_server_down(self, message: ActiveServerDown) -> None:
-        await self.show_server_failure(message.server)
-
-    async def show_server_failure(self, name: str) -> None:
-        """In the form pane: why the server is down, and what to press (f5, or f9 to sign in)."""
-        await self.query_one(ArgumentForm).clear(*self.servers.failure_report(name))
-
-    def on_server_marked(self, message: ServerMarked) -> None:
-        self.query_one(ServerTree).set_server(message.server, message.status, message.detail)
-
-    def on_server_listed(self, message: ServerListed) -> None:
-        tree = self.query_one(ServerTree)
-        tree.fill_server(message.server, message.catalogs)
-        if message.first:
-            # After the refresh that lays the new rows out: a node has no line until then.
-            tree.call_after_refresh(self._cursor_to_first_entry)
-
-    def _cursor_to_first_entry(self) -> None:
-        self.query_one(ServerTree).move_to_first_entry()
-        self.post_message(EntriesListed())
-
-    def on_connecting_settled(self, _message: ConnectingSettled) -> None:
-        # After the refresh that places the cursor, if one does.
-        self.query_one(ServerTree).call_after_refresh(self.post_message, EntriesListed())
-
-    def on_recorded_prompt_recalled(self, message: RecordedPromptRecalled) -> None:
-        self.query_one(ServerTree).select_ref(message.ref, move_only=True)
-
-    def on_replay_titled(self, message: ReplayTitled) -> None:
-        self.query_one(ServerHeader).update(message.title)
+    async def on_server_connect_failed(self, message: ServerConnectFailed) -> None:
+        await self.servers.failed(message.server, message.message, exited=message.exited)
 
     async def on_host_event_received(self, message: HostEventReceived) -> None:
         self.servers.host_event(message.event)
@@ -462,7 +411,7 @@ class MainScreen(Screen[None]):
             self.update_header()
         state = self.session.state(ref.server)
         if state.status in ("failed", "exited") and ref.kind == "server":
-            await self.show_server_failure(ref.server)
+            await self.servers.show_failure(ref.server)
             return
         if ref.kind == "server" and self.query_one(ArgumentForm).target is None:
             await self.show_server_details(ref.server)
@@ -516,20 +465,6 @@ class MainScreen(Screen[None]):
 
     def on_render_requested(self, _message: RenderRequested) -> None:
         self.form_flow.render()
-
-    def shown_workflow(self, server: str) -> Workflow | None:
-        """`PromptInUse`: the workflow in view, when it is `server`'s."""
-        view = self.query_one(WorkflowView)
-        return view.workflow if view.workflow is not None and view.server == server else None
-
-    def form_values(self, server: str) -> dict[str, str]:
-        """`PromptInUse`: the form's values, when its prompt or template is `server`'s."""
-        form = self.query_one(ArgumentForm)
-        return form.values() if form.target is not None and form.target.server == server else {}
-
-    async def show_workflow(self, server: str, workflow: Workflow) -> None:
-        """`WorkflowStage`: a recorded workflow in view (an offline replay)."""
-        await self.query_one(WorkflowView).show(server, workflow)
 
     async def on_prompt_rendered(self, message: PromptRendered) -> None:
         await self.query_one(WorkflowView).show(message.server, message.workflow)
@@ -606,13 +541,6 @@ class MainScreen(Screen[None]):
     def on_tool_call_finished(self, message: ToolCallFinished) -> None:
         self.show_pane("evidence")
         self.evidence_actions.result_came(message.entry)
-
-    def on_rows_focus_requested(self, message: RowsFocusRequested) -> None:
-        pane = self.query_one(EvidencePane)
-        if message.after_refresh:
-            self.call_after_refresh(pane.focus_rows)
-        else:
-            pane.focus_rows()
 
     @on(ViewTable.RowChosen)
     def _row_chosen(self, message: ViewTable.RowChosen) -> None:
