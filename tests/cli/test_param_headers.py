@@ -173,7 +173,7 @@ def test_every_tool_listing_is_parsed_in_the_catalog_that_screens_it() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(isinstance(node, ast.Name) and node.id == "parse_tool" for node in ast.walk(tree)):
             callers.add(str(path.relative_to(package)))
-    assert callers == {"host/catalog.py", "host/lean_http.py"}
+    assert callers == {"host/features/catalog.py", "host/fastpath/lean_http.py"}
 
 
 def test_the_catalog_screens_every_entry_point() -> None:

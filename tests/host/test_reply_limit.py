@@ -144,10 +144,10 @@ def test_every_httpx2_client_is_made_in_one_place() -> None:
     made = {
         path for path, text in sources().items() if re.search(r"httpx2\.(Async)?Client\(|create_mcp_http_client", text)
     }
-    assert made == {"host/httpx_bounds.py"}
+    assert made == {"host/transports/httpx_bounds.py"}
 
 
 def test_the_fast_path_reads_bodies_only_through_reply() -> None:
     readers = {path for path, text in sources().items() if re.search(r"\.read1?\(|\.readinto\(", text)}
-    lean = {path for path in readers if path.startswith("host/lean_")}
-    assert lean == {"host/lean_wire.py"}, lean
+    lean = {path for path in readers if path.startswith("host/fastpath/lean_")}
+    assert lean == {"host/fastpath/lean_wire.py"}, lean
