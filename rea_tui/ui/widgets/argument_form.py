@@ -167,23 +167,6 @@ class ArgumentInput(Input):
 class ArgumentField(Vertical):
     """Title, description, input, inline diagnostics and the dropdown for one argument."""
 
-    DEFAULT_CSS = """
-    ArgumentField {
-        height: auto;
-        margin-bottom: 1;
-        & > .field-description {
-            color: $text-muted;
-        }
-        & > .field-error {
-            height: auto;
-            color: $error;
-        }
-        &.-invalid > Input {
-            border: tall $error;
-        }
-    }
-    """
-
     def __init__(self, spec: FieldSpec, value: str, index: int) -> None:
         super().__init__(classes="argument-field", id=f"field-{index}")
         self.spec = spec
@@ -229,33 +212,6 @@ class ArgumentField(Vertical):
 
 class ArgumentForm(VerticalScroll):
     """The fields of one prompt or template, plus the render button."""
-
-    # Its own parts; the pane it sits in (border, width, focus) is the main screen's layout.
-    DEFAULT_CSS = """
-    ArgumentForm {
-        & > #form-heading {
-            margin-top: 1;
-        }
-        & > #form-description {
-            color: $text-muted;
-            margin-bottom: 1;
-        }
-        & > #form-fields {
-            height: auto;
-        }
-        & > #form-message {
-            height: auto;
-        }
-        & > #form-actions {
-            height: auto;
-            margin-top: 1;
-        }
-        /* Room under the last field, so the form can always scroll a field's dropdown into view. */
-        & > #form-room {
-            height: 14;
-        }
-    }
-    """
 
     can_focus = False
 

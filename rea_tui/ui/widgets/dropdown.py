@@ -131,41 +131,6 @@ class DropdownOptions(OptionList):
 class CompletionDropdown(Vertical):
     """Values for one field, with a footer for total/hasMore, emptiness, spinner or error."""
 
-    # An overlay right under its field, as tall as what it shows (`_apply_shape` sets the heights
-    # when its number of rows changes, not on every page). Nothing to suggest: one line, no border,
-    # in the gap under the field. The parts' selectors outrank OptionList's own `OptionList` rule.
-    DEFAULT_CSS = """
-    CompletionDropdown {
-        display: none;
-        overlay: screen;
-        constrain: none inside;
-        width: 1fr;
-        height: 1;
-        border: tall $accent;
-        background: $surface;
-        &.-open {
-            display: block;
-        }
-        &.-empty {
-            border: none;
-        }
-        & > .dropdown-options {
-            height: 10;
-            border: none;
-            padding: 0;
-        }
-        &.-empty > .dropdown-options {
-            display: none;
-        }
-        & > .dropdown-footer {
-            height: 1;
-            padding: 0 1;
-            color: $text-muted;
-            background: $panel;
-        }
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="completion-dropdown")
         self.shown_for: str | None = None

@@ -94,12 +94,6 @@ def entry_line(entry: EvidenceEntry, settings: AppSettings = DEFAULT_SETTINGS, r
 class ChunkedText(Vertical):
     """A long text shown in parts: the first chunk now, more on request."""
 
-    DEFAULT_CSS = """
-    ChunkedText {
-        height: auto;
-    }
-    """
-
     def __init__(self, text: str) -> None:
         super().__init__(classes="chunked-text")
         self.text = text
@@ -150,40 +144,6 @@ def repeats_structured(entry: EvidenceEntry, block: TextBlock) -> bool:
 
 class EvidenceDetail(VerticalScroll):
     """Everything about one evidence entry, read as a listing or tables, or as the JSON tree."""
-
-    # The parts `_widgets` mounts, and the result views' titles and JSON tree.
-    DEFAULT_CSS = """
-    EvidenceDetail {
-        .view-title {
-            margin-top: 1;
-        }
-        .evidence-head {
-            margin-bottom: 1;
-        }
-        .evidence-args {
-            color: $text-muted;
-            margin-bottom: 1;
-        }
-        .narrowing-question {
-            border: round magenta;
-            padding: 0 1;
-        }
-        .evidence-error {
-            margin-bottom: 1;
-        }
-        .structured-tree {
-            height: auto;
-            max-height: 30;
-        }
-        .evidence-actions {
-            height: auto;
-            margin-top: 1;
-            & Button {
-                margin-right: 1;
-            }
-        }
-    }
-    """
 
     class AnswerRequested(Message):
         def __init__(self, entry_id: str) -> None:
@@ -367,43 +327,6 @@ class EvidenceDetail(VerticalScroll):
 
 class EvidencePane(Vertical):
     """Bottom right: the evidence ledger, the history of what was inspected, and the selected entry."""
-
-    # Its own parts; the pane it sits in (border, focus, zoom) is the main screen's layout. The ids
-    # outrank the Input's and EntryList's own `:focus` borders.
-    DEFAULT_CSS = """
-    EvidencePane {
-        & > #evidence-filter {
-            height: 1;
-            border: none;
-            padding: 0 1;
-            background: $panel;
-        }
-        /* What was inspected, back and forward: one line, shown once there is somewhere to go. */
-        & > #evidence-trail {
-            display: none;
-            height: 1;
-            padding: 0 1;
-            color: $text-muted;
-        }
-        &.-has-trail > #evidence-trail {
-            display: block;
-        }
-        & > #evidence-body {
-            height: 1fr;
-        }
-        /* The entries above the selected one's detail: the detail gets the pane's whole width. */
-        #evidence-list {
-            height: auto;
-            max-height: 6;
-            border: none;
-            border-bottom: hkey $primary-darken-2;
-        }
-        #evidence-detail {
-            height: 1fr;
-            padding: 0 1;
-        }
-    }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Neither key types into a field: the filter takes `[` and `]` as text before the pane sees them.

@@ -17,16 +17,6 @@ CAPABILITIES = ("prompts", "completions", "tools", "resources")
 
 
 class ServerHeader(Static):
-    """One line across the top, on the panel colour."""
-
-    DEFAULT_CSS = """
-    ServerHeader {
-        height: 1;
-        padding: 0 1;
-        background: $panel;
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("rea-tui", style="bold"), id=id)
 

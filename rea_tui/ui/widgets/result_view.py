@@ -41,15 +41,6 @@ class ViewTable(DataTable[Text]):
     scrolls sideways, so a key column is never cut and a listing line never breaks.
     """
 
-    # As tall as its rows (the evidence detail scrolls), never wrapped.
-    DEFAULT_CSS = """
-    ViewTable {
-        height: auto;
-        max-height: 1200;
-        margin-bottom: 1;
-    }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_row", "Copy", id="copy-row", tooltip="Copy what the row names (or the row)"),
     ]

@@ -99,12 +99,6 @@ class SuggestionChip(Button):
     """A prompt value under a field: not a Tab stop (tabbing goes field to field), reached with ctrl+down from
     the field; left and right move between the chips, enter fills the field, escape goes back to it."""
 
-    DEFAULT_CSS = """
-    SuggestionChip {
-        margin-right: 1;
-    }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous", id="chip-previous", tooltip="The chip before", show=False),
         Binding("right", "step(1)", "Next", id="chip-next", tooltip="The next chip", show=False),
@@ -134,36 +128,6 @@ class SuggestionChip(Button):
 
 class SchemaField(Vertical):
     """One property: its label, description, editor, suggestions and error."""
-
-    # The error line shows only when the field has a problem (a hidden widget costs nothing to lay out).
-    DEFAULT_CSS = """
-    SchemaField {
-        height: auto;
-        margin-bottom: 1;
-        & > .schema-multi {
-            height: auto;
-            max-height: 8;
-        }
-        & > .schema-json {
-            height: 6;
-        }
-        & > .suggestions {
-            height: auto;
-            & > .suggestions-label {
-                width: auto;
-                margin-right: 1;
-            }
-        }
-        & > .schema-error {
-            height: auto;
-            color: $error;
-            display: none;
-        }
-        &.-invalid > .schema-error {
-            display: block;
-        }
-    }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+down", "to_chips", "Prompt values", id="schema-field-chips", tooltip="The prompt's values"),
@@ -301,26 +265,6 @@ class SchemaField(Vertical):
 
 class SchemaForm(Vertical):
     """The fields of an object schema, one page mounted at a time."""
-
-    # The fields scroll (the dialog's title and buttons stay on screen); a schema with more fields than a
-    # page has a pager under them: which page, and the way to the others.
-    DEFAULT_CSS = """
-    SchemaForm {
-        height: auto;
-        & > .schema-fields {
-            height: auto;
-            max-height: 50vh;
-        }
-        & > .schema-pager {
-            height: auto;
-            margin-top: 1;
-            & > .schema-position {
-                width: 1fr;
-                content-align: center middle;
-            }
-        }
-    }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # alt+ twins for `rea-tui web`: a browser keeps ctrl+page up/down (tab switching) for itself.

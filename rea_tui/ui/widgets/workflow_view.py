@@ -68,21 +68,9 @@ class LinkButton(Button):
         self.uri = uri
 
 
-class ContentCard(Vertical):
-    """A non-text content block, in a titled border (in the workflow and in the evidence detail)."""
-
-    DEFAULT_CSS = """
-    ContentCard {
-        height: auto;
-        border: round $secondary;
-        padding: 0 1;
-    }
-    """
-
-
-def block_card(server: str, block: ContentBlock) -> ContentCard:
+def block_card(server: str, block: ContentBlock) -> Vertical:
     """A labelled card for a non-text content block."""
-    card = ContentCard(classes="content-card")
+    card = Vertical(classes="content-card")
     if isinstance(block, MediaBlock):
         card.border_title = block.kind
         card.compose_add_child(Static(plain(f"{block.mime_type}, {size_text(block.size_bytes)} (not shown)")))
@@ -115,36 +103,6 @@ def block_card(server: str, block: ContentBlock) -> ContentCard:
 class WorkflowView(Vertical):
     """Top right: the rendered workflow: its heading, then one scroller of its steps (where the analyst
     starts) and the server's guidance (the messages, a `user` message without its role label)."""
-
-    # Its own parts; the pane it sits in (border, height, focus) is the main screen's layout.
-    DEFAULT_CSS = """
-    WorkflowView {
-        & > #workflow-steps-title {
-            height: auto;
-        }
-        & > #workflow-scroll {
-            height: 1fr;
-        }
-        /* In the one scroller, as tall as its steps (no scroller of its own). */
-        #workflow-steps {
-            height: auto;
-            background: $surface;
-            margin-bottom: 1;
-        }
-        #workflow-messages {
-            height: auto;
-        }
-        .message-role {
-            margin-top: 1;
-            color: $accent;
-        }
-        .message-text {
-            height: auto;
-            margin: 0;
-            padding: 0;
-        }
-    }
-    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
